@@ -1,0 +1,3 @@
+"""Benchwright agent: the LLM4Cov-style episode loop, policies, prompts and bench."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Benchwright offline training pipeline (curation, sampling, LoRA SFT, GGUF export)."""
+
+from __future__ import annotations
