@@ -253,13 +253,20 @@ def _within(hier: str, scope: str) -> bool:
     return hier == scope or hier.startswith(scope + ".")
 
 
+def is_unit_of(unit: str, module: str) -> bool:
+    """True when Verilator design unit `unit` is `module` or a parameterisation of it."""
+    return unit == module or unit.startswith(module + "__")
+
+
 def dut_scopes(report: CoverageReport, top_module: str) -> tuple[str, ...]:
     """Instance paths of the top-most instances of design unit `top_module`, sorted; () if none.
 
     A point's `module` (from `page`) is the design unit whose code it belongs to and its
     `hier` the instance; paths nested inside another returned path are dropped.
+    Parameterised instances count too: Verilator names their units `<top>__<suffix>`
+    (e.g. `cc_popcount__I10`).
     """
-    candidates = sorted({p.hier for p in report.points if p.module == top_module and p.hier})
+    candidates = sorted({p.hier for p in report.points if p.hier and is_unit_of(p.module, top_module)})
     return tuple(h for h in candidates if not any(h != o and _within(h, o) for o in candidates))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 Command: TypeAlias = list[str]
 """One argv, as given to subprocess (no shell)."""
@@ -25,8 +25,6 @@ class Status(str, enum.Enum):
     RUNTIME_ERROR = "runtime_error"
     TIMEOUT = "timeout"
     COVERAGE_ERROR = "coverage_error"
-    REJECTED = "rejected"
-    """The untrusted-testbench guard refused it before building (reported as compile_error upstream)."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +127,8 @@ class SimResult:
     """Directory the simulation ran in."""
     cached: bool = False
     """True when the build came from the content-hash cache."""
+    report: Any = None
+    """The DUT-restricted `sim.coverage.CoverageReport` (for merging trials); None without coverage."""
     extra: dict[str, object] = field(default_factory=dict)
     """Free-form diagnostics (command lines, tool version)."""
 

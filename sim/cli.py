@@ -1,0 +1,119 @@
+"""`benchwright sim` and `benchwright doctor`: the evaluator from a terminal."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import shutil
+import sys
+from pathlib import Path
+
+from sim.errors import SimError
+from sim.evaluate import SimOptions, evaluate_files, evaluate_sv
+from sim.report import result_json, result_text
+from sim.suite import Design, design_from_files, load_design
+from sim.types import METRICS, SimResult
+
+
+def sim_parser() -> argparse.ArgumentParser:
+    """Arguments of `benchwright sim`."""
+    p = argparse.ArgumentParser(prog="benchwright sim", description="Simulate a testbench with Verilator coverage.")
+    p.add_argument("design", nargs="+", type=Path, help="a design folder (with design.toml), or RTL files with --top")
+    p.add_argument("--top", help="top module when DESIGN is a list of RTL files")
+    p.add_argument("--tb", type=Path, help="testbench file (.sv, or a cocotb test .py)")
+    p.add_argument("--human", action="store_true", help="run the design's human test from design.toml")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--out", type=Path, help="copy coverage.dat, coverage.info and logs here")
+    p.add_argument("--metrics", default=",".join(METRICS), help="comma-separated metrics (default: %(default)s)")
+    p.add_argument("--timeout", type=float, default=60.0, help="simulation wall-clock limit in seconds")
+    p.add_argument("-I", "--incdir", action="append", type=Path, default=[], help="include dir (with --top)")
+    p.add_argument("-D", "--define", action="append", default=[], help="define NAME[=VALUE] (with --top)")
+    p.add_argument("-v", "--verbose", action="store_true", help="log command lines to stderr")
+    return p
+
+
+def _design_of(args: argparse.Namespace) -> Design:
+    if len(args.design) == 1 and args.design[0].is_dir():
+        return load_design(args.design[0])
+    if not args.top:
+        raise SimError("give a design folder, or RTL files together with --top MODULE")
+    return design_from_files(args.design, args.top, args.incdir, args.define)
+
+
+def simulate(design: Design, tb: Path | None, human: bool, options: SimOptions) -> SimResult:
+    """Run the testbench the arguments choose."""
+    if human:
+        from sim.human import evaluate_human
+
+        return evaluate_human(design, options)
+    if tb is None:
+        raise SimError("give --tb FILE or --human")
+    if tb.suffix == ".py":
+        from sim.cocotb_run import evaluate_cocotb
+
+        return evaluate_cocotb(design, tb.stem, [tb.resolve()], options=options, trusted=True)
+    return evaluate_files(design, [tb.resolve()], None, options=options, check=False)
+
+
+def sim_main(argv: list[str]) -> int:
+    """Entry point of `benchwright sim`; exit 0 when the simulation status is ok."""
+    args = sim_parser().parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
+    unknown = [m for m in metrics if m not in METRICS]
+    if unknown:
+        sys.stderr.write(f"benchwright sim: unknown metric(s) {unknown}; choose from {', '.join(METRICS)}\n")
+        return 2
+    options = SimOptions(metrics=metrics, run_timeout_s=args.timeout, keep_runs=args.out is not None)
+    try:
+        design = _design_of(args)
+        result = simulate(design, args.tb, args.human, options)
+    except SimError as exc:
+        sys.stderr.write(f"benchwright sim: {exc}\n")
+        return 2
+    if args.out is not None:
+        _export(result, args.out)
+    if args.json:
+        sys.stdout.write(json.dumps(result_json(result), indent=1) + "\n")
+    else:
+        sys.stdout.write(result_text(result, design.name) + "\n")
+    return 0 if result.status.value == "ok" else 1
+
+
+def _export(result: SimResult, out: Path) -> None:
+    """Copy a run's artifacts to `out` (coverage.dat, coverage.info with absolute paths, logs)."""
+    out.mkdir(parents=True, exist_ok=True)
+    sources = [result.coverage_dat, result.lcov]
+    if result.run_dir is not None:
+        sources += [*result.run_dir.glob("*.log"), *result.run_dir.glob("*.dat")]
+    for src in sources:
+        if src is not None and Path(src).is_file():
+            shutil.copy2(src, out / Path(src).name)
+    (out / "result.json").write_text(json.dumps(result_json(result), indent=1))
+
+
+def doctor_main(argv: list[str]) -> int:
+    """Print tool paths and versions; exit 1 when something required is missing."""
+    argparse.ArgumentParser(prog="benchwright doctor").parse_args(argv)
+    import importlib.util
+
+    from sim.tools import find_verilator
+
+    ok = True
+    lines = [f"python       {sys.executable} ({sys.version.split()[0]})"]
+    try:
+        tool = find_verilator()
+        lines.append(f"verilator    {tool.verilator} ({tool.version_text})")
+        lines.append(f"coverage     {tool.coverage}")
+    except SimError as exc:
+        ok = False
+        lines.append(f"verilator    MISSING: {exc}")
+    lines.append(f"ccache       {shutil.which('ccache') or 'not found (rebuilds are slower)'}")
+    for mod, extra in (("cocotb", "cocotb"), ("llama_cpp", "llama"), ("openai", "openai"),
+                       ("torch", "train"), ("pygls", "(core)")):
+        found = importlib.util.find_spec(mod) is not None
+        lines.append(f"{mod:<12} {'ok' if found else f'not installed (pip install .[{extra}])'}")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0 if ok else 1
