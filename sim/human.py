@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sim.cocotb_run import evaluate_cocotb
 from sim.evaluate import SimOptions, evaluate_files
 from sim.suite import Design
@@ -36,5 +38,8 @@ def evaluate_human(design: Design, options: SimOptions = SimOptions(), cancel: o
                                options=options, trusted=True, cancel=cancel)
     sv_files = [p for p in test.files if p.suffix in (".sv", ".v", ".svh", ".vh")]
     tb_text = "\n".join(p.read_text(errors="replace") for p in sv_files)
+    # Collected testbenches often `include RTL files by bare name; let them find them.
+    rtl_dirs = tuple(dict.fromkeys(p.parent for p in design.rtl))
+    design = replace(design, include_dirs=(*design.include_dirs, *(d for d in rtl_dirs if d not in design.include_dirs)))
     return evaluate_files(design, sv_files, test.top, options=options,
                           generated=_verilogeval_copy(design, tb_text), check=False, cancel=cancel)

@@ -1,0 +1,174 @@
+"""Real-Verilator tests of the evaluator: every status, the cache, the guard, fallbacks."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from sim.evaluate import SimOptions, build_sv, evaluate_sv, tb_top_name
+from sim.human import evaluate_human
+from sim.suite import load_design
+from sim.types import Status
+
+pytestmark = pytest.mark.simulator_required
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "traffic_light"
+PUBLIC = ROOT.parent / "shared" / "benchmarks" / "public"
+
+GOOD_TB = """\
+module tb_traffic_light;
+  logic clk = 0, rst_n = 0, ped_req = 0, night_mode = 0;
+  logic [1:0] speed = 0;
+  logic [2:0] lights;
+  logic walk;
+  logic [7:0] cycles_in_state;
+  traffic_light dut (.*);
+  always #5 clk = ~clk;
+  initial begin
+    repeat (2) @(negedge clk);
+    rst_n = 1;
+    repeat (40) @(negedge clk);
+    ped_req = 1;
+    repeat (40) @(negedge clk);
+    $finish;
+  end
+endmodule
+"""
+
+
+@pytest.fixture
+def options(tmp_path: Path) -> SimOptions:
+    return SimOptions(cache_dir=tmp_path / "cache", run_timeout_s=20)
+
+
+@pytest.fixture(scope="module")
+def design():  # type: ignore[no-untyped-def]
+    return load_design(EXAMPLE)
+
+
+def test_ok_run_reports_dut_coverage(design, options: SimOptions) -> None:  # type: ignore[no-untyped-def]
+    res = evaluate_sv(design, GOOD_TB, options=options)
+    assert res.status is Status.OK, res.detail
+    assert res.coverage is not None
+    assert set(res.coverage.metrics) == {"line", "branch", "toggle", "expr"}
+    assert 30 < res.overall < 100
+    # Only DUT points: every uncovered point is in the RTL file, never in the testbench.
+    assert res.uncovered
+    assert all(p.file.endswith("traffic_light.sv") for p in res.uncovered)
+    assert res.lcov is None or res.lcov.suffix == ".info"
+
+
+def test_rebuild_is_cached(design, options: SimOptions) -> None:  # type: ignore[no-untyped-def]
+    first = evaluate_sv(design, GOOD_TB, options=options)
+    start = time.monotonic()
+    second = evaluate_sv(design, GOOD_TB, options=options)
+    assert second.cached and not first.cached
+    assert second.overall == first.overall
+    assert time.monotonic() - start < 2.0
+
+
+def test_syntax_error_is_compile_error_with_line(design, options: SimOptions) -> None:  # type: ignore[no-untyped-def]
+    broken = GOOD_TB.replace("always #5 clk = ~clk;", "always #5 clk = ~clk")
+    res = evaluate_sv(design, broken, options=options)
+    assert res.status is Status.COMPILE_ERROR
+    err = next(m for m in res.messages if m.severity == "error")
+    assert err.file == "tb_traffic_light.sv"
+    assert err.line in (8, 9)  # Verilator reports the token after the missing ';'
+
+
+def test_missing_finish_is_timeout_within_limit(design, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    tb = GOOD_TB.replace("    $finish;\n", "")
+    opts = SimOptions(cache_dir=tmp_path / "cache", run_timeout_s=2)
+    start = time.monotonic()
+    res = evaluate_sv(design, tb, options=opts)
+    assert res.status is Status.TIMEOUT
+    assert "$finish" in res.detail
+    assert time.monotonic() - start - res.build_s < 6
+
+
+def test_system_call_is_rejected_before_building(design, options: SimOptions) -> None:  # type: ignore[no-untyped-def]
+    tb = GOOD_TB.replace("$finish;", '$system("touch /tmp/pwned"); $finish;')
+    res = evaluate_sv(design, tb, options=options)
+    assert res.status is Status.COMPILE_ERROR
+    assert res.messages[0].tag == "BENCHWRIGHT-GUARD"
+    assert res.build_s == 0
+    assert not (options.cache_dir or Path("/nonexistent")).joinpath("builds").exists()
+
+
+def test_fatal_is_runtime_error(design, options: SimOptions) -> None:  # type: ignore[no-untyped-def]
+    tb = GOOD_TB.replace("$finish;", '$fatal(1, "checker failed");')
+    res = evaluate_sv(design, tb, options=options)
+    assert res.status is Status.RUNTIME_ERROR
+    assert res.detail
+
+
+def test_tb_without_dut_is_coverage_error(design, options: SimOptions) -> None:  # type: ignore[no-untyped-def]
+    res = evaluate_sv(design, "module tb; initial $finish; endmodule\n", options=options)
+    assert res.status is Status.COVERAGE_ERROR
+    assert "instantiate" in res.detail
+
+
+def test_display_flood_is_contained(design, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    tb = "module tb; initial forever begin $display(\"%0200d\", 1); #1; end endmodule\n"
+    opts = SimOptions(cache_dir=tmp_path / "cache", run_timeout_s=20, file_bytes=2 << 20)
+    res = evaluate_sv(design, tb, options=opts)
+    assert res.status in (Status.RUNTIME_ERROR, Status.TIMEOUT)
+
+
+def test_harness_runs_many_times_from_one_build(design, options: SimOptions) -> None:  # type: ignore[no-untyped-def]
+    tb = GOOD_TB.replace("ped_req = 1;", 'begin integer f, v; f = $fopen("stim.txt", "r"); '
+                         'void\'($fscanf(f, "%d", v)); ped_req = v[0]; night_mode = v[1]; end')
+    built = build_sv(design, tb, options=options)
+    assert not isinstance(built, type(None))
+    assert hasattr(built, "run"), getattr(built, "detail", "")
+    a = built.run(files={"stim.txt": "0\n"})  # type: ignore[union-attr]
+    b = built.run(files={"stim.txt": "3\n"})  # type: ignore[union-attr]
+    assert a.status is Status.OK and b.status is Status.OK
+    assert b.overall != a.overall
+
+
+def test_tb_top_name() -> None:
+    assert tb_top_name("// module fake;\nmodule   tb_x #(1) ();\nendmodule") == "tb_x"
+    assert tb_top_name("no modules here") is None
+
+
+@pytest.mark.skipif(not PUBLIC.is_dir(), reason="shared/benchmarks/public not present")
+def test_verilogeval_human_test_gets_reference_copy(tmp_path: Path) -> None:
+    design = load_design(PUBLIC / "verilogeval__count_clock")
+    res = evaluate_human(design, SimOptions(cache_dir=tmp_path / "cache"))
+    assert res.status is Status.OK, res.detail
+    assert res.overall > 80
+    # Scored on the RefModule instance only, not on the renamed TopModule copy.
+    assert all("TopModule" not in p.file for p in res.uncovered)
+
+
+@pytest.mark.skipif(not PUBLIC.is_dir(), reason="shared/benchmarks/public not present")
+def test_cocotb_human_test_and_rerun_without_rebuild(tmp_path: Path) -> None:
+    design = load_design(PUBLIC / "cocotb__counter")
+    opts = SimOptions(cache_dir=tmp_path / "cache")
+    first = evaluate_human(design, opts)
+    assert first.status is Status.OK, first.detail + first.log_tail[-800:]
+    assert first.overall > 50
+    second = evaluate_human(design, opts)
+    assert second.cached
+    assert second.overall == first.overall
+
+
+def test_cli_json_matches_library(design, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    tb = tmp_path / "tb_traffic_light.sv"
+    tb.write_text(GOOD_TB)
+    proc = subprocess.run([sys.executable, "-m", "benchwright.cli", "sim", str(EXAMPLE), "--tb", str(tb), "--json"],
+                          capture_output=True, text=True, check=False, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert set(data) >= {"status", "coverage", "uncovered", "build_s", "run_s", "errors"}
+    lib = evaluate_sv(design, GOOD_TB)
+    assert data["coverage"]["overall"] == pytest.approx(lib.overall, abs=0.01)
+    assert data["coverage"]["metrics"] == lib.coverage.percents()  # type: ignore[union-attr]
