@@ -26,7 +26,7 @@ def usage() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Dispatch to a command's main(argv)."""
+    """Run the named command with the remaining arguments."""
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] in ("-h", "--help"):
         sys.stdout.write(usage() + "\n")

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from sim.errors import SimError
-from sim.evaluate import SimOptions, evaluate_files, evaluate_sv
+from sim.evaluate import SimOptions, evaluate_files
 from sim.report import result_json, result_text
 from sim.suite import Design, design_from_files, load_design
 from sim.types import METRICS, SimResult

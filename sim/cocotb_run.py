@@ -16,7 +16,7 @@ from sim.commands import BuildSpec, coverage_args
 from sim.evaluate import SimOptions, _builds_dir, observe
 from sim.guard import check_cocotb
 from sim.messages import parse_messages
-from sim.process import Limits, read_tail, run_command
+from sim.process import Cancel, Limits, read_tail, run_command
 from sim.suite import Design
 from sim.tools import find_verilator, tool_env
 from sim.types import Message, SimResult, Status
@@ -26,7 +26,7 @@ COMPAT_DIR = Path(__file__).parent / "cocotb_compat"
 
 
 def _driver(action: str, spec: dict[str, object], work: Path, env: dict[str, str], limits: Limits,
-            log: Path, cancel: object | None) -> tuple[bool, float, str, bool]:
+            log: Path, cancel: Cancel | None) -> tuple[bool, float, str, bool]:
     """Run sim.cocotb_driver in a sandboxed child; (ok, seconds, log tail, timed_out)."""
     spec_path = work / f"{action}.json"
     spec_path.write_text(json.dumps(spec))
@@ -38,7 +38,7 @@ def _driver(action: str, spec: dict[str, object], work: Path, env: dict[str, str
 
 def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] | Sequence[Path], *,
                     options: SimOptions = SimOptions(), trusted: bool = False, seed: int = 0,
-                    cancel: object | None = None) -> SimResult:
+                    cancel: Cancel | None = None) -> SimResult:
     """Run one cocotb test module against the design with coverage.
 
     Args:
@@ -67,7 +67,10 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
             shutil.rmtree(bdir, ignore_errors=True)
             bdir.mkdir(parents=True)
             log = bdir / "build.log"
-            defines = dict(d.split("=", 1) if "=" in d else (d, 1) for d in design.defines)
+            defines: dict[str, object] = {}
+            for d in design.defines:
+                name, _, value = d.partition("=")
+                defines[name] = value or 1
             build_args = ["-Wno-fatal", "-Wno-lint", "-Wno-style", *coverage_args(options.metrics), *options.extra_args]
             ok, build_s, tail, timed_out = _driver(
                 "build",
@@ -123,10 +126,10 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
             return replace(base, status=status, detail=observed if ok else "cocotb test process failed: " + observed)
         if not ok:
             failed = summary.get("failed", "?")
-            return replace(base, status=Status.RUNTIME_ERROR,
-                           detail=f"{failed} of {summary.get('tests', '?')} cocotb tests failed", **observed)
-        keep = replace(base, **observed)
-        return replace(keep, coverage_dat=None, lcov=None, extra={**keep.extra, **summary})
+            return observed.apply(replace(base, status=Status.RUNTIME_ERROR,
+                                          detail=f"{failed} of {summary.get('tests', '?')} cocotb tests failed"))
+        keep = observed.apply(base)
+        return replace(keep, extra={**keep.extra, **summary})
     finally:
         if not options.keep_runs:
             shutil.rmtree(work, ignore_errors=True)

@@ -23,10 +23,17 @@ from sim.errors import CoverageParseError
 from sim.guard import check_sv
 from sim.lcov import write_lcov
 from sim.messages import parse_messages
-from sim.process import Limits, read_tail, run_commands
+from sim.process import Cancel, Limits, read_tail, run_commands
 from sim.suite import Design
 from sim.tools import Verilator, find_verilator, tool_env
-from sim.types import METRICS, Message, SimResult, Status
+from sim.types import (
+    METRICS,
+    CoverageSummary,
+    Message,
+    SimResult,
+    Status,
+    UncoveredPoint,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -126,7 +133,7 @@ class BuiltTestbench:
     """The build command line."""
 
     def run(self, files: Mapping[str, str] | None = None, plusargs: Sequence[str] = (), *,
-            seed: int = 0, run_dir: Path | None = None, cancel: object | None = None) -> SimResult:
+            seed: int = 0, run_dir: Path | None = None, cancel: Cancel | None = None) -> SimResult:
         """Run the binary in a fresh directory holding `files`; coverage restricted to the DUT."""
         own_dir = run_dir is None
         work = Path(tempfile.mkdtemp(prefix="bw-run-")) if run_dir is None else run_dir
@@ -149,12 +156,12 @@ class BuiltTestbench:
                                       "(does the testbench call $finish?)")
             observed = observe(self.design, work / "coverage.dat", self.metrics, self.options.waivers)
             if res.returncode != 0:
-                detail = _runtime_detail(res.returncode, res.tail)
-                return replace(base, status=Status.RUNTIME_ERROR, log_tail=res.tail, detail=detail,
-                               **({} if isinstance(observed, str) else observed))
+                failed = replace(base, status=Status.RUNTIME_ERROR, log_tail=res.tail,
+                                 detail=_runtime_detail(res.returncode, res.tail))
+                return failed if isinstance(observed, str) else observed.apply(failed)
             if isinstance(observed, str):
                 return replace(base, status=Status.COVERAGE_ERROR, log_tail=res.tail, detail=observed)
-            return replace(base, log_tail=res.tail, **observed)
+            return observed.apply(replace(base, log_tail=res.tail))
         finally:
             if own_dir and not self.options.keep_runs:
                 shutil.rmtree(work, ignore_errors=True)
@@ -172,8 +179,34 @@ def _runtime_detail(returncode: int, tail: str) -> str:
     return f"simulation exited with status {returncode}"
 
 
-def observe(design: Design, dat: Path, metrics: Sequence[str], waivers: Path | None = None) -> dict[str, object] | str:
-    """Coverage fields of a SimResult for a run's coverage.dat, or a one-line error."""
+@dataclass(frozen=True)
+class Observation:
+    """The coverage part of an observation, read from one run's coverage.dat."""
+
+    coverage: CoverageSummary
+    """DUT-restricted per-metric coverage."""
+    uncovered: tuple[UncoveredPoint, ...]
+    """DUT points with count 0."""
+    coverage_dat: Path
+    """The raw coverage file."""
+    lcov: Path
+    """lcov tracefile written beside it."""
+    report: cov.CoverageReport
+    """The DUT-restricted report (for merging)."""
+    scopes: tuple[str, ...]
+    """DUT instance paths the report was restricted to."""
+    notes: tuple[str, ...] = ()
+    """Waived points, listed so they are never silently dropped."""
+
+    def apply(self, base: SimResult) -> SimResult:
+        """`base` with these coverage fields filled in."""
+        return replace(base, coverage=self.coverage, uncovered=self.uncovered, coverage_dat=self.coverage_dat,
+                       lcov=self.lcov, report=self.report, notes=(*base.notes, *self.notes),
+                       extra={**base.extra, "scopes": list(self.scopes)})
+
+
+def observe(design: Design, dat: Path, metrics: Sequence[str], waivers: Path | None = None) -> Observation | str:
+    """Coverage of a run's coverage.dat restricted to the DUT, or a one-line error."""
     try:
         report = cov.read_coverage(dat)
     except CoverageParseError as exc:
@@ -183,23 +216,17 @@ def observe(design: Design, dat: Path, metrics: Sequence[str], waivers: Path | N
         return (f"no coverage points belong to module {design.top!r}: the testbench must instantiate "
                 f"the DUT (as `{design.top} {design.dut_instance} (...)`)")
     dut = cov.restrict(report, scopes)
-    notes: list[str] = []
+    notes: tuple[str, ...] = ()
     if waivers is not None and waivers.is_file():
         dut, waived = cov.apply_waivers(dut, cov.parse_waivers(waivers.read_text()))
-        notes += [f"waived: {p.kind} {p.file}:{p.line} {p.comment}" for p in waived]
+        notes = tuple(f"waived: {p.kind} {p.file}:{p.line} {p.comment}" for p in waived)
     lcov = write_lcov(dut, dat.parent / "coverage.info")
-    return {
-        "coverage": cov.summarize(dut, tuple(metrics)),
-        "uncovered": cov.uncovered(dut, tuple(metrics)),
-        "coverage_dat": dat,
-        "lcov": lcov,
-        "report": dut,
-        "extra": {"scopes": list(scopes)},
-    } | ({"notes": tuple(notes)} if notes else {})
+    return Observation(cov.summarize(dut, tuple(metrics)), cov.uncovered(dut, tuple(metrics)), dat, lcov, dut,
+                       scopes, notes)
 
 
 def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options: SimOptions = SimOptions(),
-          generated: Mapping[str, str] | None = None, cancel: object | None = None) -> BuiltTestbench | SimResult:
+          generated: Mapping[str, str] | None = None, cancel: Cancel | None = None) -> BuiltTestbench | SimResult:
     """Build RTL + testbench files into a cached binary; a SimResult describes a failed build.
 
     Args:
@@ -274,7 +301,7 @@ def guard_result(tb_text: str, tb_name: str) -> SimResult | None:
 
 
 def build_sv(design: Design, tb_text: str, *, tb_name: str | None = None, options: SimOptions = SimOptions(),
-             cancel: object | None = None) -> BuiltTestbench | SimResult:
+             cancel: Cancel | None = None) -> BuiltTestbench | SimResult:
     """Guard and build one generated SV testbench (untrusted text)."""
     name = tb_name or f"tb_{design.top}.sv"
     if "/" in name or name.startswith("."):
@@ -286,7 +313,7 @@ def build_sv(design: Design, tb_text: str, *, tb_name: str | None = None, option
 
 
 def evaluate_sv(design: Design, tb_text: str, *, tb_name: str | None = None, options: SimOptions = SimOptions(),
-                seed: int = 0, run_dir: Path | None = None, cancel: object | None = None) -> SimResult:
+                seed: int = 0, run_dir: Path | None = None, cancel: Cancel | None = None) -> SimResult:
     """Sim(R, x): the observation for one complete SV testbench."""
     built = build_sv(design, tb_text, tb_name=tb_name, options=options, cancel=cancel)
     if isinstance(built, SimResult):
@@ -296,7 +323,7 @@ def evaluate_sv(design: Design, tb_text: str, *, tb_name: str | None = None, opt
 
 def evaluate_files(design: Design, tb_files: Sequence[Path], top: str | None, *, options: SimOptions = SimOptions(),
                    generated: Mapping[str, str] | None = None, check: bool = True, run_dir: Path | None = None,
-                   cancel: object | None = None) -> SimResult:
+                   cancel: Cancel | None = None) -> SimResult:
     """Sim(R, x) for testbench files on disk (the user's own TB, a human test)."""
     if check:
         for path in tb_files:

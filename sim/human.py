@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from sim.cocotb_run import evaluate_cocotb
 from sim.evaluate import SimOptions, evaluate_files
+from sim.process import Cancel
 from sim.suite import Design
 from sim.types import SimResult, Status
 
@@ -28,7 +29,7 @@ def _verilogeval_copy(design: Design, tb_text: str) -> dict[str, str]:
     return {f"{VERILOGEVAL_IMPL}.sv": rtl_text.replace(f"module {design.top}", f"module {VERILOGEVAL_IMPL}", 1)}
 
 
-def evaluate_human(design: Design, options: SimOptions = SimOptions(), cancel: object | None = None) -> SimResult:
+def evaluate_human(design: Design, options: SimOptions = SimOptions(), cancel: Cancel | None = None) -> SimResult:
     """Simulate the design's human test with coverage (trusted code: no guard, compat aliases on)."""
     test = design.human_test
     if test is None:

@@ -15,9 +15,10 @@ import shlex
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from sim.types import Command
 
@@ -25,6 +26,14 @@ logger = logging.getLogger(__name__)
 
 TAIL_LINES = 50
 """How many trailing log lines a RunResult carries for error messages."""
+
+
+class Cancel(Protocol):
+    """Anything with `is_set()` (threading.Event): set it to kill the running command."""
+
+    def is_set(self) -> bool:
+        """True once cancellation was requested."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -66,7 +75,7 @@ class RunResult:
         return self.returncode == 0 and not self.timed_out
 
 
-def _limit_setter(limits: Limits) -> object:
+def _limit_setter(limits: Limits) -> Callable[[], None]:
     """Return a preexec_fn that applies `limits` in the child before exec."""
 
     def apply() -> None:
@@ -109,7 +118,7 @@ def run_command(
     log_path: Path,
     env: Mapping[str, str] | None = None,
     limits: Limits = Limits(),
-    cancel: object | None = None,
+    cancel: Cancel | None = None,
 ) -> RunResult:
     """Run one command in its own session with limits; never raises on failure.
 
@@ -129,7 +138,7 @@ def run_command(
         log.write(f"$ {shlex.join(cmd)}\n".encode())
         log.flush()
         try:
-            proc = subprocess.Popen(  # noqa: S603 - argv list, no shell
+            proc = subprocess.Popen(
                 cmd,
                 cwd=cwd,
                 env=dict(env) if env is not None else None,
@@ -137,7 +146,7 @@ def run_command(
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                preexec_fn=_limit_setter(limits),  # type: ignore[arg-type]
+                preexec_fn=_limit_setter(limits),
             )
         except OSError as exc:
             log.write(f"failed to start: {exc}\n".encode())
@@ -148,7 +157,7 @@ def run_command(
                 proc.wait(timeout=0.05)
                 break
             except subprocess.TimeoutExpired:
-                cancelled = cancel is not None and cancel.is_set()  # type: ignore[attr-defined]
+                cancelled = cancel is not None and cancel.is_set()
                 if time.monotonic() >= deadline or cancelled:
                     timed_out = not cancelled
                     kill_group(proc.pid)
@@ -176,7 +185,7 @@ def run_commands(
     log_path: Path,
     env: Mapping[str, str] | None = None,
     limits: Limits = Limits(),
-    cancel: object | None = None,
+    cancel: Cancel | None = None,
 ) -> list[RunResult]:
     """Run commands in order, stopping at the first failure; returns the results run."""
     results: list[RunResult] = []

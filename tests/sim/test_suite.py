@@ -15,8 +15,10 @@ def test_example_design_loads() -> None:
     d = load_design(ROOT / "examples" / "traffic_light")
     assert d.top == "traffic_light"
     assert d.resets[0].active_low
-    assert d.target == 95 and d.target_given
-    assert d.human_test is not None and d.human_test.kind == "sv"
+    assert d.target == 95
+    assert d.target_given
+    assert d.human_test is not None
+    assert d.human_test.kind == "sv"
     assert all(p.is_absolute() for p in d.rtl)
 
 

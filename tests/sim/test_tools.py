@@ -33,14 +33,18 @@ def test_too_old_verilator_names_the_fix(tmp_path: Path) -> None:
     with pytest.raises(ToolNotFoundError) as err:
         find_verilator(str(tool))
     msg = str(err.value)
-    assert "too old" in msg and "5.036" in msg and ENV_VAR in msg and SETTING in msg
+    assert "too old" in msg
+    assert "5.036" in msg
+    assert ENV_VAR in msg
+    assert SETTING in msg
 
 
 def test_missing_verilator_names_the_fix(tmp_path: Path) -> None:
     find_verilator.cache_clear()
     with pytest.raises(ToolNotFoundError) as err:
         find_verilator(str(tmp_path / "nope" / "verilator"))
-    assert "not found" in str(err.value) and ENV_VAR in str(err.value)
+    assert "not found" in str(err.value)
+    assert ENV_VAR in str(err.value)
 
 
 def test_unrecognised_version_output(tmp_path: Path) -> None:
