@@ -25,7 +25,7 @@ module tb_traffic_light;
   logic [1:0] speed = 0;
   logic [2:0] lights;
   logic walk;
-  logic [7:0] cycles_in_state;
+  logic [3:0] cycles_in_state;
   traffic_light dut (.*);
   always #5 clk = ~clk;
   initial begin

@@ -12,11 +12,11 @@ module traffic_light #(
     input  logic [1:0] speed,       // 0: normal, 1: 2x, 2/3: 4x timer rate
     output logic [2:0] lights,      // {red, yellow, green}
     output logic       walk,
-    output logic [7:0] cycles_in_state
+    output logic [3:0] cycles_in_state
 );
   typedef enum logic [2:0] {GREEN, YELLOW, RED, WALK, FLASH_ON, FLASH_OFF} state_t;
   state_t state, next;
-  logic [7:0] timer;
+  logic [3:0] timer;
   logic       ped_latched;
   logic [2:0] step;
 

@@ -1,0 +1,147 @@
+"""`benchwright run` (one episode on one design) and `benchwright bench` (a suite)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from sim.errors import SimError
+from sim.suite import Design, load_design, load_suite
+
+POLICY_NAMES = ("heuristic", "random", "llama", "openai")
+"""Policies selectable on the command line."""
+
+
+def add_policy_args(p: argparse.ArgumentParser, extra: tuple[str, ...] = ()) -> None:
+    """Options shared by run and bench that choose and configure the policy."""
+    p.add_argument("--policy", default="heuristic", choices=(*POLICY_NAMES, *extra),
+                   help="proposal source (default: %(default)s, the built-in engine)")
+    p.add_argument("--model", help="GGUF file (llama) or model name (openai)")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (openai)")
+    p.add_argument("--threads", type=int, help="CPU threads for llama.cpp")
+    p.add_argument("--ctx", type=int, default=8192, help="llama.cpp context size (default: %(default)s)")
+    p.add_argument("--max-tokens", type=int, default=2048, help="max tokens per response (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+    p.add_argument("--rounds", type=int, default=3, help="refinement rounds after the first (default: %(default)s)")
+    p.add_argument("--sim-calls", type=int, default=400, help="simulator-call budget (default: %(default)s)")
+    p.add_argument("--wall", type=float, default=600.0, help="wall-time budget in seconds (default: %(default)s)")
+    p.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+
+
+def policy_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Constructor options for the chosen policy from the parsed arguments."""
+    if args.policy == "llama":
+        if not args.model:
+            raise SimError("--policy llama needs --model PATH (a GGUF file)")
+        return {"model_path": args.model, "n_ctx": args.ctx, "n_threads": args.threads,
+                "max_tokens": args.max_tokens, "seed": args.seed}
+    if args.policy == "openai":
+        return {"base_url": args.base_url, "model": args.model or "default", "max_tokens": args.max_tokens,
+                "seed": args.seed}
+    if args.policy in ("heuristic", "random"):
+        return {"seed": args.seed}
+    return {}
+
+
+def _setup_logging(verbose: bool) -> None:
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+
+
+def _load(path: Path) -> Design:
+    return load_design(path)
+
+
+def run_main(argv: list[str]) -> int:
+    """Entry point of `benchwright run`; exit 0 when the best testbench simulates."""
+    p = argparse.ArgumentParser(prog="benchwright run", description="Generate and refine a testbench for one design.")
+    p.add_argument("design", type=Path, help="design folder (with design.toml)")
+    p.add_argument("--out", type=Path, help="output folder (default: benchwright-out/<design>)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--target", type=float, help="coverage target in percent (default: the design's)")
+    add_policy_args(p)
+    args = p.parse_args(argv)
+    _setup_logging(args.verbose)
+    from agent.loop import AgentConfig, run_episode
+    from agent.policy import get_policy
+    from agent.report import episode_json, episode_markdown
+
+    try:
+        design = _load(args.design)
+        policy = get_policy(args.policy, **policy_options(args))
+    except (SimError, ValueError, OSError) as exc:
+        sys.stderr.write(f"benchwright run: {exc}\n")
+        return 2
+    out = args.out or Path("benchwright-out") / design.name
+    cfg = AgentConfig(refinements=args.rounds, target=args.target, max_sim_calls=args.sim_calls,
+                      wall_time_s=args.wall, trajectory_dir=out)
+
+    def on_step(rec: Any, ep: Any) -> None:
+        obs = rec.observation or {}
+        cov = f"{obs['overall']:.2f}%" if obs.get("overall") is not None else obs.get("status", rec.format_error or "")
+        sys.stderr.write(f"step {rec.step}: {cov}{' (new best)' if rec.accepted else ''} "
+                         f"[{rec.sim_calls} sim calls, {sum(rec.timings.values()):.1f} s]\n")
+
+    try:
+        episode = run_episode(design, policy, cfg, on_step=None if args.json else on_step)
+    except SimError as exc:
+        sys.stderr.write(f"benchwright run: {exc}\n")
+        return 2
+    finally:
+        close = getattr(policy, "close", None)
+        if callable(close):
+            close()
+    tb_path = None
+    out.mkdir(parents=True, exist_ok=True)
+    if episode.best_testbench:
+        tb_path = out / f"tb_{design.top}.sv"
+        tb_path.write_text(episode.best_testbench)
+    (out / "report.md").write_text(episode_markdown(episode, tb_path))
+    data = episode_json(episode, tb_path)
+    (out / "result.json").write_text(json.dumps(data, indent=1))
+    if args.json:
+        sys.stdout.write(json.dumps(data, indent=1) + "\n")
+    else:
+        sys.stdout.write(episode_markdown(episode, tb_path))
+    return 0 if data["status"] == "ok" else 1
+
+
+def bench_main(argv: list[str]) -> int:
+    """Entry point of `benchwright bench`."""
+    p = argparse.ArgumentParser(prog="benchwright bench", description="Score a policy (or the human tests) on a suite.")
+    p.add_argument("suite", type=Path, help="suite folder (one design folder each)")
+    p.add_argument("--samples", type=int, default=1, help="episodes per design (default: %(default)s)")
+    p.add_argument("--jobs", type=int, default=1, help="designs in parallel (default: %(default)s)")
+    p.add_argument("--limit", type=int, help="only the first K designs")
+    p.add_argument("--only", help="comma-separated design names")
+    p.add_argument("--out", type=Path, default=Path("benchwright-out/bench"), help="output folder (default: %(default)s)")
+    add_policy_args(p, extra=("human",))
+    args = p.parse_args(argv)
+    _setup_logging(args.verbose)
+    from agent.bench import BenchJob, run_bench
+
+    try:
+        designs = load_suite(args.suite)
+        options = policy_options(args)
+    except SimError as exc:
+        sys.stderr.write(f"benchwright bench: {exc}\n")
+        return 2
+    if args.policy == "human":
+        designs = [d for d in designs if d.human_test is not None]
+    if args.only:
+        wanted = set(args.only.split(","))
+        designs = [d for d in designs if d.name in wanted]
+    if args.limit:
+        designs = designs[: args.limit]
+    jobs = [BenchJob(d, args.policy, options, args.samples, args.rounds, args.sim_calls, args.wall,
+                     args.out / "designs") for d in designs]
+    bench = run_bench(jobs, args.out, workers=args.jobs)
+    s = bench["summary"]
+    sys.stdout.write(f"{args.policy}: n={s['n']} Sim Pass {s['sim_pass']:.1f}% Cov Pass {s['cov_pass']:.1f}% "
+                     f"Avg Cov {s['avg_cov']:.2f}% metrics {s['metrics']} wall {s['wall_s']:.0f}s "
+                     f"(median {s['median_wall_s']:.1f}s) -> {args.out / 'bench.json'}\n")
+    return 0

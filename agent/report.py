@@ -1,0 +1,64 @@
+"""Pure renderers of an episode: the `run --json` object and the markdown report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent.loop import EpisodeResult
+
+MAX_HOLES = 40
+"""Uncovered points listed in the markdown report."""
+
+
+def episode_json(ep: EpisodeResult, testbench: Path | None) -> dict[str, Any]:
+    """`{"status", "coverage", "target", "passed", "rounds", "sim_calls", "wall_s", "testbench"}`."""
+    best = ep.best_result
+    cov = best.coverage if best is not None else None
+    return {
+        "status": best.status.value if best is not None else "none",
+        "coverage": {"overall": round(cov.overall, 2) if cov else None, "metrics": cov.percents() if cov else {}},
+        "target": ep.target,
+        "passed": ep.passed,
+        "rounds": len(ep.steps),
+        "sim_calls": ep.sim_calls,
+        "wall_s": round(ep.wall_s, 2),
+        "testbench": str(testbench) if testbench else None,
+        "episode": ep.status.value,
+        "policy": ep.policy,
+        "uncovered": len(best.uncovered) if best is not None else None,
+    }
+
+
+def episode_markdown(ep: EpisodeResult, testbench: Path | None) -> str:
+    """Per-round coverage, the final metrics, and the remaining holes."""
+    lines = [f"# {ep.design.name}: policy `{ep.policy}`", "",
+             "| step | status | overall | accepted | sim calls | seconds |", "|---|---|---|---|---|---|"]
+    for rec in ep.steps:
+        obs = rec.observation or {}
+        overall = f"{obs['overall']:.2f}" if obs.get("overall") is not None else "-"
+        status = obs.get("status") or f"format error: {rec.format_error}"
+        lines.append(f"| {rec.step} | {status} | {overall} | {'yes' if rec.accepted else 'no'} | "
+                     f"{rec.sim_calls} | {sum(rec.timings.values()):.1f} |")
+    best = ep.best_result
+    lines.append("")
+    if best is None or best.coverage is None:
+        lines.append(f"No testbench produced coverage ({best.status.value if best else 'none'}: "
+                     f"{best.detail if best else ''}).")
+    else:
+        c = best.coverage
+        lines.append(f"**Best: overall {c.overall:.2f} %** (target {ep.target:g} %, "
+                     f"{'met' if ep.passed else 'not met'}) — "
+                     + ", ".join(f"{k} {v.percent:.1f} % ({v.covered}/{v.total})" for k, v in c.metrics.items()))
+        for note in best.notes:
+            lines.append(f"- note: {note}")
+        if best.uncovered:
+            lines += ["", f"Uncovered points ({len(best.uncovered)}):", ""]
+            for pt in best.uncovered[:MAX_HOLES]:
+                lines.append(f"- `{Path(pt.file).name}:{pt.line}` {pt.kind} `{pt.comment}` — `{pt.source[:70]}`")
+            if len(best.uncovered) > MAX_HOLES:
+                lines.append(f"- … {len(best.uncovered) - MAX_HOLES} more")
+    lines += ["", f"{ep.sim_calls} simulator calls, {ep.wall_s:.1f} s, episode {ep.status.value}."]
+    if testbench:
+        lines.append(f"Testbench: `{testbench}`")
+    return "\n".join(lines) + "\n"
