@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent.bench import markdown_table, summarize
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _row(name: str, sim: bool, cov: bool, overall: float, metrics: dict[str, float]) -> dict[str, object]:
+    return {"name": name, "sim_pass": sim, "cov_pass": cov, "overall": overall, "metrics": metrics,
+            "target": 90.0, "rounds": 1, "sim_calls": 10, "wall_s": 2.0}
+
+
+def test_summary_counts_failures_as_zero() -> None:
+    rows = [_row("a", True, True, 95.0, {"line": 100.0, "toggle": 90.0}),
+            _row("b", False, False, 70.0, {}),  # a failure: its stale number must not count
+            _row("c", True, False, 60.0, {"line": 50.0})]
+    s = summarize(rows, 12.0)
+    assert s["n"] == 3
+    assert s["sim_pass"] == pytest.approx(66.67)
+    assert s["cov_pass"] == pytest.approx(33.33)
+    assert s["avg_cov"] == pytest.approx((95 + 0 + 60) / 3, abs=0.01)
+    assert s["metrics"] == {"line": 75.0, "toggle": 90.0}
+    assert s["sim_calls"] == 30
+
+
+def test_markdown_table_has_all_rows() -> None:
+    rows = [_row("a", True, True, 95.0, {"line": 100.0}), _row("b", True, False, 50.0, {"line": 50.0})]
+    text = markdown_table({"summary": summarize(rows, 1.0), "designs": rows}, "heuristic")
+    assert "| a | ✓ | ✓ | 95.00 | 100.0 |" in text
+    assert "**all**" in text
+
+
+@pytest.mark.simulator_required
+def test_bench_cli_on_example_suite(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "traffic_light").symlink_to(ROOT / "examples" / "traffic_light")
+    out = tmp_path / "out"
+    env_cache = {"BENCHWRIGHT_CACHE": str(tmp_path / "cache")}
+    import os
+
+    for policy in ("human", "random"):
+        proc = subprocess.run([sys.executable, "-m", "benchwright.cli", "bench", str(suite), "--policy", policy,
+                               "--sim-calls", "30", "--rounds", "0", "--out", str(out / policy)],
+                              capture_output=True, text=True, check=False, timeout=600, env={**os.environ, **env_cache})
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        bench = json.loads((out / policy / "bench.json").read_text())
+        assert set(bench["summary"]) >= {"n", "sim_pass", "cov_pass", "avg_cov", "metrics", "wall_s", "sim_calls"}
+        (row,) = bench["designs"]
+        assert set(row) >= {"name", "sim_pass", "cov_pass", "overall", "metrics", "target", "rounds", "sim_calls", "wall_s"}
+        assert row["sim_pass"]
+        assert (out / policy / "bench.md").is_file()
+        assert (out / policy / "bench.png").read_bytes()[:4] == b"\x89PNG"
