@@ -53,14 +53,17 @@ def test_grammar_forces_reply_shape(policy: Any, counter_design: Design) -> None
     # The tiny model's code is nonsense: either it closed the block (parseable) or it ran
     # out of tokens, which must come back as a corrective format error, not a crash.
     if proposal.format_error is None:
-        assert proposal.testbench and proposal.filename == "tb_counter.sv"
+        assert proposal.testbench
+        assert proposal.filename == "tb_counter.sv"
     else:
         assert proposal.testbench == ""
         assert "filename: tb_counter.sv" in proposal.format_error
-    assert proposal.messages and proposal.messages[0]["role"] == "system"
+    assert proposal.messages
+    assert proposal.messages[0]["role"] == "system"
     usage = proposal.usage
     assert usage["backend"] == "llama"
-    assert usage["prompt_tokens"] > 100 and usage["completion_tokens"] > 0
+    assert usage["prompt_tokens"] > 100
+    assert usage["completion_tokens"] > 0
     assert usage["seconds"] > 0
 
 
@@ -93,7 +96,6 @@ def test_grammar_accepts_canonical_reply(policy: Any) -> None:
 
 def test_grammar_rejects_other_file_names(policy: Any) -> None:
     """The same forcing toward a wrong file name is overruled by the grammar."""
-    import numpy as np
 
     llm = policy.backend.llm
     target = "filename: counter_tb.sv\n"
@@ -128,7 +130,8 @@ def test_without_grammar_nonsense_is_a_format_error(tiny_gguf: Path, counter_des
     finally:
         p.close()
     assert proposal.testbench == ""
-    assert proposal.format_error and "tb_counter.sv" in proposal.format_error
+    assert proposal.format_error
+    assert "tb_counter.sv" in proposal.format_error
     assert proposal.usage["completion_tokens"] > 0  # usage is recorded even on failure
 
 
@@ -164,7 +167,8 @@ def test_long_rtl_is_truncated_to_fit_context(tiny_gguf: Path, counter_design: D
     for proposal in (first, second):
         assert proposal.usage["prompt_tokens"] + 64 <= 3072
         user = proposal.messages[1]["content"]
-        assert "is truncated here" in user and "## Reply format" in user
+        assert "is truncated here" in user
+        assert "## Reply format" in user
     # The truncated context is still a shared prefix of both rounds.
     head1, head2 = first.messages[1]["content"], second.messages[1]["content"]
     cut = head1.index("# Task")

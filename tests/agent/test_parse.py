@@ -2,7 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from agent.parse import FormatError, ParsedTB, format_response, parse_response, strip_think
+from agent.parse import (
+    FormatError,
+    ParsedTB,
+    format_response,
+    parse_response,
+    strip_think,
+)
 
 TB = "module tb_counter;\n  counter dut (.clk(clk));\n  initial $finish;\nendmodule"
 
@@ -36,7 +42,7 @@ def test_filename_variants(line: str) -> None:
                                   "tb counter.sv"],
                          ids=["suffix", "dotv", "noext", "path", "space"])
 def test_bad_filename_rejected(name: str) -> None:
-    with pytest.raises(FormatError, match="tb_<name>.sv"):
+    with pytest.raises(FormatError, match=r"tb_<name>\.sv"):
         parse_response(reply(filename=name), "counter")
 
 

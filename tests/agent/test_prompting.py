@@ -18,7 +18,14 @@ from agent.prompting import (
     system_prompt,
 )
 from sim.suite import Design
-from sim.types import CoverageSummary, Message, MetricSummary, SimResult, Status, UncoveredPoint
+from sim.types import (
+    CoverageSummary,
+    Message,
+    MetricSummary,
+    SimResult,
+    Status,
+    UncoveredPoint,
+)
 from training.tiny import CHATML_TEMPLATE
 
 TB = "module tb_counter;\n  counter dut (.clk(clk), .rst_n(rst_n), .en(en), .q(q));\nendmodule\n"
@@ -125,7 +132,8 @@ def test_uncovered_report(counter_design: Design) -> None:
     assert "- line: 75.00 % (3/4)" in user
     assert "- branch: 50.00 % (1/2)" in user
     assert "- overall: 58.33 %" in user
-    assert "# Current testbench" in user and TB.strip() in user
+    assert "# Current testbench" in user
+    assert TB.strip() in user
     assert "ok: `tb_counter.sv`" in user
     # Branch points are listed before the many toggles; the list is capped.
     assert "- rtl/counter.sv:9 [branch] else | else if (en) q <= q + 1'b1;" in user
@@ -157,7 +165,8 @@ def test_rtl_truncation_keeps_format_instructions(counter_design: Design) -> Non
     limits = PromptLimits(max_rtl_chars=120)
     context = render_context(counter_design, limits)
     assert "is truncated here" in context
-    assert "## Reply format" in context and "filename: tb_counter.sv" in context
+    assert "## Reply format" in context
+    assert "filename: tb_counter.sv" in context
     code = context.split("```verilog\n")[1].split("```")[0]
     assert len(code) <= 121
 
