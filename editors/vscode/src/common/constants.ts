@@ -1,0 +1,54 @@
+/**
+ * The Benchwright protocol surface, named in one place (docs/protocol.md).
+ * Python names live in server/protocol.py; keep the two in step.
+ */
+
+/** Server identity (also in package.json `serverInfo`). */
+export const SERVER_NAME = 'benchwright';
+export const SERVER_MODULE = 'server';
+export const EXTENSION_ID = 'benchwright.benchwright';
+export const CONFIG_SECTION = 'benchwright';
+
+/** Custom notifications, server → client. */
+export const Notifications = {
+  COVERAGE: 'benchwright/coverage',
+  STATUS: 'benchwright/status',
+} as const;
+
+/** Commands: the server's (workspace/executeCommand) and the client's own. */
+export const Commands = {
+  GENERATE_TESTBENCH: 'benchwright.generateTestbench',
+  IMPROVE_COVERAGE: 'benchwright.improveCoverage',
+  SHOW_REPORT: 'benchwright.showReport',
+  RESTART_SERVER: 'benchwright.server.restart',
+  DOCTOR: 'benchwright.doctor',
+  /** Client only: reveal the output channel. */
+  SHOW_LOG: 'benchwright.showLog',
+} as const;
+
+/** Commands executed on the server through workspace/executeCommand. */
+export const SERVER_COMMANDS: readonly string[] = [
+  Commands.GENERATE_TESTBENCH,
+  Commands.IMPROVE_COVERAGE,
+  Commands.SHOW_REPORT,
+  Commands.DOCTOR,
+];
+
+/** Settings (without the `benchwright.` prefix) whose change restarts the server. */
+export const RESTART_KEYS: readonly string[] = [
+  'python.interpreter',
+  'policy.backend',
+  'policy.modelPath',
+];
+
+/** Debounce for restarts caused by settings changes (template LS_SERVER_RESTART_DELAY). */
+export const RESTART_DELAY_MS = 1000;
+
+/** Languages the extension serves and contributes. */
+export const LANGUAGES: readonly string[] = ['verilog', 'systemverilog'];
+
+/** Scheme of the virtual coverage-report documents. */
+export const REPORT_SCHEME = 'benchwright-report';
+
+/** Environment variable naming a JSON-lines file the extension appends events to (e2e tests). */
+export const MARKER_ENV = 'BENCHWRIGHT_E2E_MARKER';

@@ -1,0 +1,245 @@
+/**
+ * Start, stop and restart the Benchwright language server (`<python> -m server`, stdio).
+ * A preflight probe turns "cannot start" into one message with the fix; `maxRestartCount: 0`
+ * style behaviour (no crash loop) with a Restart command instead.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as vscode from 'vscode';
+import {
+  type ApplyWorkspaceEditParams,
+  type ApplyWorkspaceEditResult,
+  CloseAction,
+  type DynamicFeature,
+  ErrorAction,
+  ExecuteCommandRequest,
+  type LanguageClientOptions,
+  LanguageClient,
+  type ServerOptions,
+  type StaticFeature,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { CONFIG_SECTION, LANGUAGES, MARKER_ENV, Notifications, SERVER_NAME } from './common/constants';
+import { buildServerLaunch, describeLaunch, type ServerLaunch } from './common/launch';
+import { formatProblem, interpretPreflight, PREFLIGHT_CODE, type PreflightVerdict } from './common/preflight';
+import { buildSettings, resolveDeep, type VariableContext } from './common/settings';
+import type { CoverageParams, StatusParams } from './common/types';
+import { validateCoverageParams } from './common/coverageModel';
+import { writeMarker } from './common/marker';
+import { log, notify, traceLevel } from './log';
+import { reviewAndApply } from './proposals';
+import * as api from './vscodeapi';
+
+/**
+ * The language client, minus vscode-languageclient's own command registration: the extension
+ * contributes and registers the server's commands itself (so they exist in the palette even
+ * when the server is down, and get the active document as argument), and proposals go through
+ * a review step instead of being applied directly.
+ */
+class BenchwrightClient extends LanguageClient {
+  override registerFeature(feature: StaticFeature | DynamicFeature<unknown>): void {
+    const method = (feature as Partial<DynamicFeature<unknown>>).registrationType?.method;
+    if (method === ExecuteCommandRequest.method) return;
+    super.registerFeature(feature);
+  }
+}
+// handleApplyWorkspaceEdit is private in the typings; replace it on the prototype.
+(BenchwrightClient.prototype as unknown as { handleApplyWorkspaceEdit(p: ApplyWorkspaceEditParams): Promise<ApplyWorkspaceEditResult> })
+  .handleApplyWorkspaceEdit = async function (this: LanguageClient, params: ApplyWorkspaceEditParams) {
+    return reviewAndApply(params, this.protocol2CodeConverter);
+  };
+
+function variableContext(folder: vscode.WorkspaceFolder | undefined): VariableContext {
+  return { workspaceFolder: folder?.uri.fsPath, userHome: os.homedir(), env: process.env };
+}
+
+/** The resolved `benchwright` section for a folder (what initializationOptions carry). */
+export function currentSettings(folder?: vscode.WorkspaceFolder): Record<string, unknown> {
+  const config = api.getConfiguration(CONFIG_SECTION, folder?.uri);
+  return resolveDeep(buildSettings((key) => config.get(key)), variableContext(folder));
+}
+
+/** The launch the current settings give. */
+export function currentLaunch(): ServerLaunch {
+  const folders = api.getWorkspaceFolders();
+  const first = folders[0];
+  const interpreter = api.getConfiguration(CONFIG_SECTION, first?.uri).get<string>('python.interpreter') ?? '';
+  return buildServerLaunch({
+    interpreterSetting: resolveDeep(interpreter, variableContext(first)),
+    workspaceFolders: folders.map((f) => f.uri.fsPath),
+    env: process.env,
+    exists: (p) => {
+      try {
+        return fs.statSync(p).isFile();
+      } catch {
+        return false;
+      }
+    },
+  });
+}
+
+/** Run the preflight probe with the launch's Python. */
+export function runPreflight(launch: ServerLaunch, verilatorPath: string): Promise<PreflightVerdict> {
+  return new Promise((resolve) => {
+    let stdout = '';
+    let stderr = '';
+    let settled = false;
+    const done = (outcome: Parameters<typeof interpretPreflight>[1]): void => {
+      if (settled) return;
+      settled = true;
+      resolve(interpretPreflight(launch.command, outcome));
+    };
+    const child = spawn(launch.command, ['-c', PREFLIGHT_CODE, verilatorPath], { cwd: launch.cwd, env: launch.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const timer = setTimeout(() => { child.kill(); }, 60_000);
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.on('error', (err: NodeJS.ErrnoException) => { clearTimeout(timer); done({ spawnError: err.code ?? err.message, exitCode: null, stdout, stderr }); });
+    child.on('close', (code) => { clearTimeout(timer); done({ exitCode: code, stdout, stderr }); });
+  });
+}
+
+export interface ServerEvents {
+  onCoverage(params: CoverageParams): void;
+  onStatus(params: StatusParams): void;
+  onStateChange(running: boolean): void;
+}
+
+export class ServerManager implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<void> | undefined;
+  lastLaunch: ServerLaunch | undefined;
+  lastVerdict: PreflightVerdict | undefined;
+
+  constructor(private readonly events: ServerEvents) {}
+
+  get running(): LanguageClient | undefined {
+    return this.client?.state === State.Running ? this.client : undefined;
+  }
+
+  async start(): Promise<void> {
+    this.starting ??= this.doStart().finally(() => { this.starting = undefined; });
+    return this.starting;
+  }
+
+  private async doStart(): Promise<void> {
+    const out = log();
+    const marker = process.env[MARKER_ENV];
+    const launch = currentLaunch();
+    this.lastLaunch = launch;
+    out.info(`Python: ${launch.command} (from ${launch.interpreter.source === 'setting' ? 'benchwright.python.interpreter' : launch.interpreter.source === 'venv' ? 'the workspace .venv' : 'PATH'})`);
+    const folder = api.getWorkspaceFolders()[0];
+    const verilatorPath = String((currentSettings(folder).sim as Record<string, unknown> | undefined)?.verilatorPath ?? '');
+    const verdict = await runPreflight(launch, verilatorPath);
+    this.lastVerdict = verdict;
+    if (verdict.probe) out.info(`Preflight: ${JSON.stringify(verdict.probe)}`);
+    writeMarker(marker, 'preflight', { command: launch.command, canStart: verdict.canStart, problems: verdict.problems });
+    for (const problem of verdict.problems) {
+      // Fire and forget: an unanswered pop-up must not hold the start-up.
+      void notify(problem.severity, `Benchwright: ${formatProblem(problem)}`, 'Open Settings', 'Show Log').then((action) => {
+        if (action === 'Open Settings') void api.executeCommand('workbench.action.openSettings', 'benchwright.');
+        else if (action === 'Show Log') out.show();
+      });
+    }
+    if (!verdict.canStart) {
+      this.events.onStateChange(false);
+      return;
+    }
+
+    const serverOptions: ServerOptions = {
+      command: launch.command,
+      args: launch.args,
+      transport: TransportKind.stdio,
+      options: { cwd: launch.cwd, env: launch.env },
+    };
+    const fileEvents = vscode.workspace.createFileSystemWatcher('**/*.{v,vh,sv,svh,f,toml}');
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: LANGUAGES.flatMap((language) => [{ scheme: 'file', language }, { scheme: 'untitled', language }]),
+      outputChannel: out,
+      traceOutputChannel: out,
+      initializationOptions: currentSettings(folder),
+      synchronize: { configurationSection: CONFIG_SECTION, fileEvents },
+      // No crash loop: on a crash say so once and offer Restart.
+      errorHandler: {
+        error: () => ({ action: ErrorAction.Continue }),
+        closed: () => {
+          void notify('error', 'Benchwright: the language server stopped. See the Benchwright output for why; run "Benchwright: Restart Server" after fixing it.');
+          this.events.onStateChange(false);
+          return { action: CloseAction.DoNotRestart };
+        },
+      },
+      middleware: {
+        workspace: {
+          configuration: async (params, token, next) => {
+            const result = await next(params, token);
+            if (!Array.isArray(result)) return result;
+            return result.map((value: unknown, i: number) => {
+              const scope = params.items[i]?.scopeUri;
+              const wsFolder = scope ? vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(scope)) : folder;
+              return resolveDeep(value, variableContext(wsFolder));
+            });
+          },
+        },
+      },
+    };
+    out.info(`Starting: ${describeLaunch(launch)}`);
+    const client = new BenchwrightClient(SERVER_NAME, 'Benchwright Language Server', serverOptions, clientOptions);
+    client.onNotification(Notifications.COVERAGE, (params: unknown) => {
+      const problem = validateCoverageParams(params);
+      if (problem) {
+        out.error(`Ignoring malformed ${Notifications.COVERAGE}: ${problem}`);
+        return;
+      }
+      this.events.onCoverage(params as CoverageParams);
+    });
+    client.onNotification(Notifications.STATUS, (params: StatusParams) => this.events.onStatus(params));
+    this.client = client;
+    try {
+      await client.start();
+      await client.setTrace(traceLevel(out.logLevel));
+      const info = client.initializeResult?.serverInfo;
+      out.info(`Server running: ${info?.name ?? '?'} ${info?.version ?? ''}`);
+      writeMarker(marker, 'serverStarted', { serverInfo: info ?? null });
+      this.events.onStateChange(true);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      writeMarker(marker, 'serverFailed', { message });
+      void notify('error', `Benchwright: the language server failed to start (${message}). The server log is in the Benchwright output; fix and run "Benchwright: Restart Server".`);
+      this.events.onStateChange(false);
+    }
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (!client) return;
+    try {
+      if (client.state !== State.Stopped) await client.stop(5000);
+    } catch (err) {
+      log().warn(`Stopping the server: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    await client.dispose().catch(() => undefined);
+  }
+
+  async restart(): Promise<void> {
+    if (this.starting) await this.starting.catch(() => undefined);
+    log().info('Restarting the Benchwright server.');
+    await this.stop();
+    await this.start();
+  }
+
+  /** workspace/executeCommand on the server; undefined (and a message) when it is not running. */
+  async execute<T>(command: string, args: unknown[], token?: vscode.CancellationToken): Promise<T | undefined> {
+    const client = this.running;
+    if (!client) {
+      void notify('error', 'Benchwright: the language server is not running. Check the Benchwright output, then run "Benchwright: Restart Server".', 'Show Log');
+      return undefined;
+    }
+    return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }, token) as Promise<T>;
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+}
