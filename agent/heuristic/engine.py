@@ -1,0 +1,201 @@
+"""`HeuristicPolicy` and `RandomPolicy`: build the harness once, search, render, verify.
+
+Both policies share the same harness, search loop and budget; they differ only in what
+they know. `heuristic` mines constants, corner values and handshake names from the design,
+mixes several stimulus generators and steers by the uncovered points; `random` drives
+uniform random values (after one reset) and nothing else: the baseline.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent.heuristic import harness as hx
+from agent.heuristic import steer as sr
+from agent.heuristic.search import SearchConfig, SearchResult, covered_points, search, total_points
+from agent.heuristic.stimulus import Hints, Layout, Step
+from agent.policy import Budget, Proposal, State
+from sim.design import DesignInterface, read_interface
+from sim.errors import DesignError
+from sim.evaluate import SimOptions, build_sv, evaluate_sv
+from sim.suite import Design
+from sim.types import SimResult, Status, UncoveredPoint
+
+logger = logging.getLogger(__name__)
+
+FINAL_RESERVE_S = 25.0
+"""Seconds kept back from the deadline for building and running the final testbench."""
+
+
+@dataclass(frozen=True)
+class EngineReport:
+    """What one engine run did (summarised in `Proposal.response`)."""
+
+    strategy: str
+    """`heuristic` or `random`."""
+    search: SearchResult | None
+    """The search (None when the harness could not be built)."""
+    final: SimResult | None
+    """The final testbench's own observation."""
+    sim_calls: int
+    """Simulator calls spent (trials + the final check)."""
+    wall_s: float
+    """Seconds the engine ran."""
+    reproduced: bool
+    """True when the final testbench covered exactly what the search's last kept trial did."""
+    note: str = ""
+    """Why something did not work ('' when all went well)."""
+
+    def summary(self) -> str:
+        """A few lines for `Proposal.response` and logs."""
+        if self.search is None:
+            return f"{self.strategy} engine: {self.note}"
+        cov = self.final.coverage if self.final is not None else None
+        pct = ", ".join(f"{k} {v:.1f}%" for k, v in cov.percents().items()) if cov else "no coverage"
+        kept = ", ".join(f"{s.label} ({len(s.steps)} steps)" for s in self.search.segments[:8])
+        more = "" if len(self.search.segments) <= 8 else f", +{len(self.search.segments) - 8} more"
+        lines = [
+            f"{self.strategy} engine: {len(self.search.trials)} trials, {len(self.search.segments)} segments kept, "
+            f"{self.search.steps} steps; overall {cov.overall if cov else 0.0:.2f}% ({pct}); "
+            f"{self.sim_calls} sim calls, {self.wall_s:.1f} s",
+            f"kept: {kept}{more}",
+        ]
+        if not self.reproduced:
+            lines.append("note: the standalone testbench did not reproduce the harness coverage exactly")
+        if self.note:
+            lines.append(f"note: {self.note}")
+        return "\n".join(lines)
+
+
+def _placeholder_tb(design: Design, iface: DesignInterface | None, note: str) -> str:
+    """A minimal testbench used when nothing better could be produced."""
+    if iface is None:
+        return f"// {note}\nmodule tb_{design.top};\n  {design.top} {design.dut_instance} ();\n" \
+               "  initial #100 $finish;\nendmodule\n"
+    layout = hx.make_layout(design, iface)
+    return hx.render_replay(layout, [], title=note)
+
+
+def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
+               holes: Sequence[UncoveredPoint] = (), options: SimOptions = SimOptions(),
+               config: SearchConfig | None = None) -> tuple[str, EngineReport]:
+    """Search stimulus for `design` within `budget`; the final testbench text and a report."""
+    start = time.monotonic()
+    try:
+        iface = read_interface(design)
+    except DesignError as exc:
+        note = f"cannot read the design interface: {exc}"
+        return _placeholder_tb(design, None, note), EngineReport(strategy, None, None, 0, 0.0, False, note)
+    layout = hx.make_layout(design, iface)
+    built = build_sv(design, hx.render_harness(layout), tb_name=f"{hx.HARNESS_TOP}.sv", options=options)
+    if isinstance(built, SimResult):
+        note = f"harness build failed: {built.detail}"
+        logger.warning("%s: %s", design.name, note)
+        return _placeholder_tb(design, iface, note), EngineReport(
+            strategy, None, None, 0, time.monotonic() - start, False, note)
+    calls = 0
+
+    def run(steps: Sequence[Step]) -> SimResult:
+        nonlocal calls
+        calls += 1
+        budget.spend(1)
+        return built.run({hx.STIM_FILE: hx.render_stim(layout, steps)})
+
+    # Keep one call and enough time for the final testbench's own build and run.
+    reserve_s = FINAL_RESERVE_S + built.build_s
+
+    def should_stop() -> bool:
+        return budget.sim_calls <= 1 or budget.left_s() <= reserve_s
+
+    if strategy == "random":
+        hints: Hints = sr.plain_hints(layout)
+        steerer = None
+    else:
+        hints = sr.mine_hints(layout, iface)
+
+        def steerer(h: Hints, pts: Sequence[UncoveredPoint]) -> Hints:
+            return sr.steer(h, layout, iface, pts, dut_scope=f"{hx.HARNESS_TOP}.{layout.instance}")
+
+    cfg = config or SearchConfig(seed=seed, strategy=strategy)
+    result = search(layout, run, hints=hints, config=cfg, should_stop=should_stop,
+                    steerer=steerer, initial_holes=holes)
+    tb = render_final(layout, result, strategy, design)
+    final: SimResult | None = None
+    note = ""
+    if budget.sim_calls > 0:
+        calls += 1
+        budget.spend(1)
+        final = evaluate_sv(design, tb, tb_name=f"tb_{design.top}.sv", options=options)
+        if final.status != Status.OK:
+            note = f"final testbench: {final.status.value}: {final.detail}"
+    reproduced = final is not None and covered_points(final) == covered_points(result.result) \
+        and total_points(final) == total_points(result.result)
+    report = EngineReport(strategy, result, final, calls, time.monotonic() - start, reproduced, note)
+    return tb, report
+
+
+def render_final(layout: Layout, result: SearchResult, strategy: str, design: Design) -> str:
+    """The replay testbench of a search, with a header saying what it covers."""
+    cov = result.result.coverage if result.result is not None else None
+    notes = [f"design {design.name}; {len(result.trials)} trials, {len(result.segments)} kept segments"]
+    if cov is not None:
+        notes.append("coverage when run alone: " + ", ".join(f"{k} {v:.1f}%" for k, v in cov.percents().items())
+                     + f" (overall {cov.overall:.2f}%)")
+    title = "stimulus found by the Benchwright heuristic engine" if strategy == "heuristic" \
+        else "uniform random stimulus (Benchwright random baseline)"
+    return hx.render_replay(layout, result.segments, title=title, notes=notes)
+
+
+class _EnginePolicy:
+    """Shared propose() of the two engine policies."""
+
+    name = "engine"
+    """Registry name."""
+    strategy = "heuristic"
+    """Search strategy."""
+
+    def __init__(self, seed: int = 0, sim_options: SimOptions | None = None, max_trials: int | None = None,
+                 **_options: Any) -> None:
+        self.seed = seed
+        """Base seed (mixed with the episode step so refinements explore differently)."""
+        self.sim_options = sim_options or SimOptions()
+        """Simulator options for the harness and the final check."""
+        self.max_trials = max_trials
+        """Optional cap on trials per proposal."""
+        self.last_report: EngineReport | None = None
+        """Report of the latest propose() (for benches and tests)."""
+
+    def propose(self, state: State, budget: Budget) -> Proposal:
+        """Search within `budget` and return the replay testbench."""
+        holes = state.result.uncovered if state.result is not None and self.strategy == "heuristic" else ()
+        seed = self.seed * 1000 + state.step
+        cfg = SearchConfig(seed=seed, strategy=self.strategy, max_trials=self.max_trials)
+        tb, report = run_engine(state.design, strategy=self.strategy, budget=budget, seed=seed, holes=holes,
+                                options=self.sim_options, config=cfg)
+        self.last_report = report
+        return Proposal(testbench=tb, filename=f"tb_{state.design.top}.sv", response=report.summary(),
+                        sim_calls=report.sim_calls,
+                        usage={"trials": report.search.sim_calls if report.search else 0,
+                               "wall_s": round(report.wall_s, 3), "reproduced": report.reproduced})
+
+
+class HeuristicPolicy(_EnginePolicy):
+    """The built-in coverage-directed engine (mined constants, corners, steering)."""
+
+    name = "heuristic"
+    """Registry name."""
+    strategy = "heuristic"
+    """Search strategy."""
+
+
+class RandomPolicy(_EnginePolicy):
+    """Uniform random stimulus through the same harness and budget: the baseline."""
+
+    name = "random"
+    """Registry name."""
+    strategy = "random"
+    """Search strategy."""
