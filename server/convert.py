@@ -1,0 +1,215 @@
+"""Pure converters from Benchwright values to LSP values (`lsp_*`) and report text.
+
+Nothing here touches the server, the event loop or the disk: every function takes
+values and returns values, so each is unit-tested on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from server import protocol as p
+from server.lint import LintMessage
+from sim.coverage import CoveragePoint, CoverageReport, is_unit_of
+from sim.types import SimResult, UncoveredPoint
+
+MAX_HINT_ITEMS = 4
+"""Uncovered points named in one hint diagnostic (the rest are counted)."""
+
+MAX_REPORT_HOLES = 60
+"""Uncovered points listed in the markdown report."""
+
+WARN_URL = "https://verilator.org/warn/{tag}"
+"""Where a Verilator warning tag is documented."""
+
+_WORD = re.compile(r"[A-Za-z_0-9$`']+")
+
+
+def uri_of(path: Path | str) -> str:
+    """A file URI spelled the way VS Code spells it."""
+    uri = from_fs_path(str(path))
+    return uri if uri is not None else Path(path).as_uri()
+
+
+def line_range(lines: Sequence[str], line0: int) -> types.Range:
+    """The non-blank extent of 0-based line `line0` (an empty range past the end)."""
+    text = lines[line0] if 0 <= line0 < len(lines) else ""
+    start = len(text) - len(text.lstrip())
+    return types.Range(types.Position(line0, start), types.Position(line0, len(text.rstrip())))
+
+
+def message_range(lines: Sequence[str], line: int, column: int, width: int) -> types.Range:
+    """0-based range of a 1-based (line, column) message whose caret marks `width` chars.
+
+    Without a column the whole line is marked; without a width, the word at the column.
+    """
+    line0 = max(line - 1, 0)
+    if column <= 0:
+        return line_range(lines, line0)
+    text = lines[line0] if line0 < len(lines) else ""
+    start = min(column - 1, len(text))
+    if width > 0:
+        end = start + width
+    else:
+        word = _WORD.match(text, start)
+        end = word.end() if word else start + 1
+    return types.Range(types.Position(line0, start), types.Position(line0, max(min(end, len(text)), start)))
+
+
+def lsp_lint_diagnostics(messages: Iterable[LintMessage], path: Path, lines: Sequence[str]) -> list[types.Diagnostic]:
+    """Diagnostics for `path`: its own messages, plus other files' errors pinned to line 1."""
+    out = []
+    for lm in messages:
+        m = lm.message
+        own = bool(m.file) and Path(m.file).resolve() == path.resolve()
+        if not own and m.severity != "error":
+            continue
+        if own:
+            rng, text = message_range(lines, m.line, m.column, lm.width), m.text
+        else:
+            where = f"{m.file}:{m.line}: " if m.file else ""
+            rng, text = line_range(lines, 0), f"{where}{m.text}"
+        out.append(types.Diagnostic(
+            range=rng, message=text, source=p.DIAGNOSTIC_SOURCE_LINT, code=m.tag or None,
+            code_description=types.CodeDescription(href=WARN_URL.format(tag=m.tag)) if m.tag else None,
+            severity=types.DiagnosticSeverity.Error if m.severity == "error" else types.DiagnosticSeverity.Warning,
+        ))
+    return out
+
+
+def lsp_hint_diagnostics(uncovered: Iterable[UncoveredPoint], path: Path, lines: Sequence[str],
+                         design: str) -> list[types.Diagnostic]:
+    """One hint per source line of `path` that holds uncovered points."""
+    by_line: dict[int, list[UncoveredPoint]] = defaultdict(list)
+    for point in uncovered:
+        if point.file and Path(point.file).resolve() == path.resolve() and point.line >= 1:
+            by_line[point.line].append(point)
+    out = []
+    for line, points in sorted(by_line.items()):
+        named = ", ".join(f"{q.kind} `{q.comment}`" for q in points[:MAX_HINT_ITEMS])
+        more = f" (+{len(points) - MAX_HINT_ITEMS} more)" if len(points) > MAX_HINT_ITEMS else ""
+        out.append(types.Diagnostic(
+            range=line_range(lines, line - 1), message=f"Not covered: {named}{more}",
+            severity=types.DiagnosticSeverity.Hint, source=p.DIAGNOSTIC_SOURCE_COVERAGE, code=p.UNCOVERED_CODE,
+            data={"design": design, "kinds": sorted({q.kind for q in points})},
+        ))
+    return out
+
+
+def _points(report: CoverageReport | None, metrics: Sequence[str]) -> list[CoveragePoint]:
+    return [q for q in (report.points if report is not None else ()) if q.kind in metrics]
+
+
+def lsp_coverage_params(result: SimResult, *, design: str, top: str, root: Path, testbench: Path | None,
+                        version: int | None, target: float, metrics: Sequence[str],
+                        lcov_path: Path | None) -> p.CoverageParams:
+    """The `benchwright/coverage` payload of one simulation."""
+    cov = result.coverage
+    summary = p.SummaryParams(
+        overall=round(cov.overall, 2) if cov is not None else None, target=target,
+        metrics={k: p.MetricParams(v.covered, v.total, round(v.percent, 2)) for k, v in cov.metrics.items()}
+        if cov is not None else {})
+    by_file: dict[str, list[p.PointParams]] = defaultdict(list)
+    for q in _points(result.report, metrics):
+        if q.file:
+            path = Path(q.file) if Path(q.file).is_absolute() else root / q.file
+            by_file[uri_of(path)].append(p.PointParams(q.line, q.kind, q.count, q.comment))
+    files = [p.FileParams(uri, sorted(points, key=lambda q: (q.line, q.kind))) for uri, points in sorted(by_file.items())]
+    return p.CoverageParams(
+        design=design, top=top, root_uri=uri_of(root), testbench_uri=uri_of(testbench) if testbench else None,
+        version=version, status=result.status.value, detail=result.detail, summary=summary,
+        holes=len(result.uncovered), files=files, lcov_path=str(lcov_path) if lcov_path else None,
+        build_seconds=round(result.build_s, 3), run_seconds=round(result.run_s, 3))
+
+
+def module_summary(report: CoverageReport | None, module: str, metrics: Sequence[str]) -> tuple[dict[str, float], int]:
+    """(metric -> percent, uncovered count) of the points of design unit `module`."""
+    points = [q for q in _points(report, metrics) if is_unit_of(q.module, module)]
+    percents = {}
+    for metric in metrics:
+        mine = [q for q in points if q.kind == metric]
+        if mine:
+            percents[metric] = 100.0 * sum(1 for q in mine if q.covered) / len(mine)
+    return percents, sum(1 for q in points if not q.covered)
+
+
+def lens_title(percents: dict[str, float], holes: int) -> str:
+    """`line 87 % · branch 70 % · toggle 64 % · 12 holes · Improve coverage`."""
+    parts = [f"{metric} {pct:.0f} %" for metric, pct in percents.items()]
+    parts.append(f"{holes} hole{'' if holes == 1 else 's'}")
+    parts.append("Improve coverage")
+    return " · ".join(parts)
+
+
+def lsp_code_lenses(modules: Iterable[tuple[str, int]], report: CoverageReport | None, metrics: Sequence[str],
+                    uri: str) -> list[types.CodeLens]:
+    """A lens above each module of the document that has coverage points."""
+    out = []
+    for name, line0 in modules:
+        percents, holes = module_summary(report, name, metrics)
+        if not percents:
+            continue
+        out.append(types.CodeLens(
+            range=types.Range(types.Position(line0, 0), types.Position(line0, 0)),
+            command=types.Command(title=lens_title(percents, holes), command=p.IMPROVE_COVERAGE, arguments=[uri])))
+    return out
+
+
+def lsp_code_actions(diagnostics: Iterable[types.Diagnostic], uri: str) -> list[types.CodeAction]:
+    """"Improve coverage for this module" for the uncovered-line hints in the request range."""
+    hints = [d for d in diagnostics if d.source == p.DIAGNOSTIC_SOURCE_COVERAGE and d.code == p.UNCOVERED_CODE]
+    if not hints:
+        return []
+    return [types.CodeAction(
+        title="Improve coverage for this module", kind=types.CodeActionKind.QuickFix, diagnostics=hints,
+        command=types.Command(title="Improve coverage", command=p.IMPROVE_COVERAGE, arguments=[uri]))]
+
+
+def end_of(text: str) -> types.Position:
+    """The position just past the last character of `text` (UTF-16 columns)."""
+    lines = text.split("\n")
+    return types.Position(len(lines) - 1, len(lines[-1].encode("utf-16-le")) // 2)
+
+
+def lsp_testbench_edit(uri: str, new_text: str, old_text: str | None, version: int | None) -> types.WorkspaceEdit:
+    """Create the testbench file (when `old_text` is None) or replace its whole text."""
+    doc = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+    whole = types.Range(types.Position(0, 0), end_of(old_text or ""))
+    changes: list[types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile] = []
+    if old_text is None:
+        changes.append(types.CreateFile(uri=uri, options=types.CreateFileOptions(overwrite=False, ignore_if_exists=True)))
+    changes.append(types.TextDocumentEdit(text_document=doc, edits=[types.TextEdit(range=whole, new_text=new_text)]))
+    return types.WorkspaceEdit(document_changes=changes)
+
+
+def report_markdown(result: SimResult | None, *, design: str, testbench: Path | None, target: float) -> str:
+    """The showReport text: status, per-metric table, uncovered points."""
+    if result is None:
+        return f"# {design}\n\nNo simulation yet: save a file of the design to simulate it.\n"
+    lines = [f"# {design}: {result.status.value}", ""]
+    if testbench is not None:
+        lines += [f"Testbench: `{testbench}`", ""]
+    if result.detail:
+        lines += [f"> {result.detail}", ""]
+    cov = result.coverage
+    if cov is not None:
+        lines += ["| metric | covered | total | percent |", "|---|---:|---:|---:|"]
+        lines += [f"| {k} | {v.covered} | {v.total} | {v.percent:.1f} % |" for k, v in cov.metrics.items()]
+        verdict = "meets" if cov.overall >= target else "below"
+        lines += [f"| **overall** | | | **{cov.overall:.2f} %** |", "", f"Target {target:g} %: {verdict}.", ""]
+    if result.uncovered:
+        lines += [f"## Uncovered points ({len(result.uncovered)})", ""]
+        for q in result.uncovered[:MAX_REPORT_HOLES]:
+            lines.append(f"- `{Path(q.file).name}:{q.line}` {q.kind} `{q.comment}` — `{q.source[:80]}`")
+        if len(result.uncovered) > MAX_REPORT_HOLES:
+            lines.append(f"- ... {len(result.uncovered) - MAX_REPORT_HOLES} more")
+        lines.append("")
+    lines += [f"- note: {n}" for n in result.notes]
+    lines.append(f"Build {result.build_s:.2f} s{' (cached)' if result.cached else ''}, run {result.run_s:.2f} s.")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,132 @@
+"""Lint a document (possibly unsaved) with `verilator --lint-only`, without blocking.
+
+Unsaved buffers are written to a private shadow folder (same file names) and linted in
+place of the files on disk; messages about a shadow file are mapped back to the real
+path. The child runs through asyncio in its own session with output captured, and is
+killed as a group when the lint is superseded (task cancelled) or runs too long.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import os
+import re
+import signal
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from sim.commands import BuildSpec, verilator_lint
+from sim.messages import parse_messages
+from sim.suite import Design
+from sim.tools import Verilator, tool_env
+from sim.types import Message
+
+logger = logging.getLogger(__name__)
+
+LINT_TIMEOUT_S = 30.0
+"""A lint that takes longer than this is killed (and reported as one diagnostic)."""
+
+LINT_WARNINGS = ("-Wwarn-lint",)
+"""Lint-category warnings are the point of linting (builds keep them off)."""
+
+_CARET = re.compile(r"^\s*(?:\d+\s*)?\|\s?(?P<pad>\s*)(?P<mark>\^~*)")
+
+
+@dataclass(frozen=True)
+class LintMessage:
+    """A Verilator message with the width of the span its caret line marks."""
+
+    message: Message
+    """The parsed message (file mapped back from the shadow copy)."""
+    width: int
+    """Characters the `^~~~` marker covers (0 when Verilator printed none)."""
+
+
+@dataclass(frozen=True)
+class LintRun:
+    """What one lint did."""
+
+    messages: tuple[LintMessage, ...]
+    """Messages in the order Verilator printed them."""
+    argv: tuple[str, ...]
+    """The command line (for doctor)."""
+    seconds: float
+    """Wall time of the child."""
+    returncode: int
+    """Exit status (-9 when killed)."""
+
+
+def parse_lint_output(log: str, file_map: Mapping[str, Path] | None = None) -> list[LintMessage]:
+    """Split a lint log into messages, each with its caret width; shadow paths mapped back."""
+    blocks: list[list[str]] = []
+    for line in log.splitlines():
+        if line.startswith(("%Error", "%Warning")):
+            blocks.append([line])
+        elif blocks:
+            blocks[-1].append(line)
+    out: list[LintMessage] = []
+    for block in blocks:
+        parsed = parse_messages(block[0])
+        if not parsed:
+            continue
+        message = parsed[0]
+        if file_map and message.file in file_map:
+            message = replace(message, file=str(file_map[message.file]))
+        width = 0
+        for line in block[1:]:
+            caret = _CARET.match(line)
+            if caret:
+                width = len(caret.group("mark"))
+                break
+        out.append(LintMessage(message, width))
+    return out
+
+
+def lint_command(tool: Verilator, design: Design, sources: tuple[Path, ...], real_dirs: tuple[Path, ...],
+                 top: str | None, extra_args: tuple[str, ...]) -> list[str]:
+    """The `--lint-only` argv for `sources` (shadow copies already substituted).
+
+    `real_dirs` are the folders of the real files: loose files find their sibling
+    modules there (`-y`) and their includes (`+incdir+`), as they would on disk.
+    """
+    spec = BuildSpec(sources=sources, top=top, include_dirs=(*design.include_dirs, *real_dirs),
+                     defines=design.defines, extra_args=(*LINT_WARNINGS, *extra_args))
+    argv = verilator_lint(tool.verilator, spec)
+    return [argv[0], *(arg for d in real_dirs for arg in ("-y", str(d))), *argv[1:]]
+
+
+def shadow_copies(shadow_root: Path, buffers: Mapping[Path, str]) -> dict[Path, Path]:
+    """Write unsaved buffers under `shadow_root` (one folder per real folder); real -> shadow."""
+    mapping: dict[Path, Path] = {}
+    for real, text in buffers.items():
+        folder = shadow_root / hashlib.sha256(str(real.parent).encode()).hexdigest()[:16]
+        folder.mkdir(parents=True, exist_ok=True)
+        shadow = folder / real.name
+        shadow.write_text(text, encoding="utf-8")
+        mapping[real] = shadow
+    return mapping
+
+
+async def run_lint(argv: list[str], tool: Verilator, cwd: Path, file_map: Mapping[str, Path]) -> LintRun:
+    """Run a lint command; cancelling the awaiting task kills the child's process group."""
+    start = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        *argv, cwd=cwd, env=tool_env(tool), stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(), LINT_TIMEOUT_S)
+    except (asyncio.CancelledError, TimeoutError):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            await asyncio.shield(proc.wait())
+        raise
+    text = out.decode("utf-8", "replace")
+    seconds = time.monotonic() - start
+    logger.debug("lint exit %s in %.3f s", proc.returncode, seconds)
+    return LintRun(tuple(parse_lint_output(text, file_map)), tuple(argv), seconds, proc.returncode or 0)

@@ -1,0 +1,204 @@
+"""Which design and testbench a document belongs to (pure apart from reading files).
+
+A design is found by searching upward from the document for a `design.toml` (stopping
+at the workspace folder); without one, the `project.filelist` setting lists the RTL;
+without that, the document is a one-file design whose top is `project.top` or its first
+module. Settings add include dirs and defines and may override the top.
+
+The testbench, in order: the `project.testbench` setting, the last proposal the user
+accepted for the design (while the file exists), the design.toml human test, then the
+`tb/` convention (`tb/tb_<top>.sv`, else the one `tb/*.sv` that instantiates the top).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shlex
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from server.settings import Settings
+from sim.errors import DesignError
+from sim.guard import strip_comments
+from sim.suite import Design, design_from_files, load_design
+
+logger = logging.getLogger(__name__)
+
+HDL_SUFFIXES = (".v", ".sv", ".vh", ".svh")
+"""Files the server lints and watches."""
+
+HEADER_SUFFIXES = (".vh", ".svh")
+"""Include files: linted only as part of a design, never on their own."""
+
+_MODULE = re.compile(r"^\s*(?:module|macromodule)\s+(?:automatic\s+|static\s+)?([A-Za-z_]\w*)", re.M)
+
+
+@dataclass(frozen=True)
+class Testbench:
+    """A testbench the server can simulate."""
+
+    kind: str
+    """`human` (design.toml human test), `sv` (one SV file) or `cocotb` (a Python test)."""
+    files: tuple[Path, ...]
+    """Its files; the first is the one shown to the user."""
+    source: str
+    """Where it came from: setting, proposal, design.toml or tb/."""
+
+    @property
+    def path(self) -> Path:
+        """The main file."""
+        return self.files[0]
+
+
+@dataclass(frozen=True)
+class Project:
+    """A design plus where it lives."""
+
+    design: Design
+    """The design, with the settings' overrides applied."""
+    workspace: Path
+    """The workspace folder holding it (the design root when outside every folder)."""
+    from_toml: bool
+    """True when the design came from a design.toml."""
+
+
+def modules_in(text: str) -> list[tuple[str, int]]:
+    """(module name, 0-based line) of every module declaration in `text`."""
+    clean = strip_comments(text)
+    return [(m.group(1), clean.count("\n", 0, m.start(1))) for m in _MODULE.finditer(clean)]
+
+
+def find_design_toml(path: Path, stop: Path | None) -> Path | None:
+    """The nearest design.toml at or above `path`'s folder, not above `stop`."""
+    for folder in [path.parent, *path.parent.parents]:
+        if (folder / "design.toml").is_file():
+            return folder / "design.toml"
+        if stop is not None and folder == stop:
+            return None
+    return None
+
+
+def workspace_of(path: Path, folders: list[Path]) -> Path | None:
+    """The innermost workspace folder containing `path`."""
+    inside = [f for f in folders if path == f or f in path.parents]
+    return max(inside, key=lambda f: len(f.parts)) if inside else None
+
+
+def parse_filelist(path: Path) -> tuple[list[Path], list[Path], list[str]]:
+    """RTL files, include dirs and defines of a Verilator/VCS-style `-f` file (relative to it)."""
+    files: list[Path] = []
+    incdirs: list[Path] = []
+    defines: list[str] = []
+    base = path.parent
+    for raw in path.read_text(errors="replace").splitlines():
+        line = raw.split("//", 1)[0].split("#", 1)[0].strip()
+        for token in shlex.split(line) if line else []:
+            if token.startswith("+incdir+"):
+                incdirs += [base / d for d in token[len("+incdir+"):].split("+") if d]
+            elif token.startswith("-I"):
+                incdirs.append(base / token[2:])
+            elif token.startswith("+define+"):
+                defines += [d for d in token[len("+define+"):].split("+") if d]
+            elif token.startswith("-D"):
+                defines.append(token[2:])
+            elif token.startswith("-f"):
+                sub = parse_filelist(base / token[2:].strip())
+                files, incdirs, defines = files + sub[0], incdirs + sub[1], defines + sub[2]
+            elif not token.startswith(("-", "+")):
+                files.append((base / token).resolve())
+    return files, incdirs, defines
+
+
+def _anchor(value: str, workspace: Path) -> Path:
+    """A setting path made absolute against the workspace folder."""
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else (workspace / path).resolve()
+
+
+def _first_module(path: Path) -> str | None:
+    try:
+        found = modules_in(path.read_text(errors="replace"))
+    except OSError:
+        return None
+    return found[0][0] if found else None
+
+
+def find_project(path: Path, folders: list[Path], settings: Settings) -> Project | None:
+    """The design `path` belongs to, or None when it cannot be determined.
+
+    Raises:
+        DesignError: a design.toml or filelist exists but is invalid.
+    """
+    path = path.resolve()
+    workspace = workspace_of(path, folders)
+    toml = find_design_toml(path, workspace)
+    proj = settings.project
+    if toml is not None:
+        design = load_design(toml)
+    elif proj.filelist:
+        filelist = _anchor(proj.filelist, workspace or path.parent)
+        files, incdirs, defines = parse_filelist(filelist)
+        top = proj.top or next((m for f in files if (m := _first_module(f))), None)
+        if not files or top is None:
+            raise DesignError(f"{filelist}: lists no RTL file with a module")
+        design = replace(design_from_files(files, top, incdirs, defines), root=workspace or filelist.parent)
+    elif path.suffix in HDL_SUFFIXES and path.suffix not in HEADER_SUFFIXES:
+        top = proj.top or _first_module(path)
+        if top is None:
+            return None
+        design = design_from_files([path], top)
+    else:
+        return None
+    anchor = workspace or design.root
+    design = replace(
+        design,
+        top=proj.top or design.top,
+        include_dirs=(*design.include_dirs, *(_anchor(d, anchor) for d in proj.include_dirs)),
+        defines=(*design.defines, *proj.defines),
+    )
+    return Project(design, workspace or design.root, toml is not None)
+
+
+def _instantiates(path: Path, top: str) -> bool:
+    try:
+        text = strip_comments(path.read_text(errors="replace"))
+    except OSError:
+        return False
+    return re.search(rf"^\s*{re.escape(top)}\s*(#\s*\(|[A-Za-z_])", text, re.M) is not None
+
+
+def find_testbench(project: Project, settings: Settings, accepted: Path | None = None) -> Testbench | None:
+    """The testbench to simulate for `project` (see the module docstring for the order)."""
+    design = project.design
+    if settings.project.testbench:
+        path = _anchor(settings.project.testbench, project.workspace)
+        return Testbench("cocotb" if path.suffix == ".py" else "sv", (path,), "setting")
+    if accepted is not None and accepted.is_file():
+        return Testbench("sv", (accepted,), "proposal")
+    human = design.human_test
+    if human is not None and human.files and all(f.is_file() for f in human.files):
+        return Testbench("human", human.files, "design.toml")
+    tb_dir = design.root / "tb"
+    conventional = tb_dir / f"tb_{design.top}.sv"
+    if conventional.is_file():
+        return Testbench("sv", (conventional,), "tb/")
+    candidates = sorted(tb_dir.glob("*.sv")) if tb_dir.is_dir() else []
+    matching = [c for c in candidates if _instantiates(c, design.top)]
+    if len(matching) == 1:
+        return Testbench("sv", (matching[0],), "tb/")
+    return None
+
+
+def proposal_path(project: Project, current: Testbench | None) -> Path:
+    """Where a proposed testbench goes: over the current single-file SV testbench, else `tb/tb_<top>.sv`."""
+    if current is not None and current.kind in ("sv", "human") and len(current.files) == 1 \
+            and current.path.suffix == ".sv":
+        return current.path
+    return project.design.root / "tb" / f"tb_{project.design.top}.sv"
+
+
+def is_testbench_file(path: Path, project: Project, tb: Testbench | None) -> bool:
+    """True when `path` is part of the testbench rather than the design."""
+    return (tb is not None and path.resolve() in {f.resolve() for f in tb.files}) or \
+        path.resolve() not in {f.resolve() for f in project.design.rtl}

@@ -1,0 +1,153 @@
+"""The custom protocol surface shared with the VS Code extension (docs/protocol.md).
+
+Every name the extension relies on is defined here and nowhere else; the TypeScript
+twins live in `editors/vscode/src/common/constants.ts`. Payloads are dataclasses with
+snake_case fields; `settings.CONVERTER` turns them into camelCase JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+SERVER_NAME = "benchwright"
+"""`serverInfo.name`."""
+
+COVERAGE = "benchwright/coverage"
+"""Notification: the coverage of one simulation."""
+
+STATUS = "benchwright/status"
+"""Notification: what the server is busy with (status-bar spinner)."""
+
+GENERATE_TESTBENCH = "benchwright.generateTestbench"
+"""Command `[uri]`: run an episode from s_0 and propose the TB as a WorkspaceEdit."""
+
+IMPROVE_COVERAGE = "benchwright.improveCoverage"
+"""Command `[uri]`: run an episode from the current TB and propose the result."""
+
+SHOW_REPORT = "benchwright.showReport"
+"""Command `[uri]`: the last coverage report as markdown."""
+
+RESTART = "benchwright.server.restart"
+"""Command handled by the client (restarts the server); never registered here."""
+
+DOCTOR = "benchwright.doctor"
+"""Command `[]`: tool paths, versions, last command lines."""
+
+DIAGNOSTIC_SOURCE_LINT = "verilator"
+"""`Diagnostic.source` of lint diagnostics."""
+
+DIAGNOSTIC_SOURCE_COVERAGE = "benchwright"
+"""`Diagnostic.source` of uncovered-line hints."""
+
+UNCOVERED_CODE = "uncovered"
+"""`Diagnostic.code` of uncovered-line hints (their code action offers Improve coverage)."""
+
+State = Literal["idle", "linting", "simulating", "generating"]
+"""Values of `benchwright/status` `state`."""
+
+
+@dataclass
+class MetricParams:
+    """Covered/total of one metric."""
+
+    covered: int
+    """Points with count >= 1."""
+    total: int
+    """All points."""
+    percent: float
+    """covered / total in percent, rounded to 0.01."""
+
+
+@dataclass
+class SummaryParams:
+    """Per-metric coverage and the overall score."""
+
+    overall: float | None
+    """Mean of the metrics' percentages; None without coverage."""
+    target: float
+    """Target percent of the design."""
+    metrics: dict[str, MetricParams] = field(default_factory=dict)
+    """Metric name -> counts."""
+
+
+@dataclass
+class PointParams:
+    """One coverage point (lines are 1-based; covered when count >= 1)."""
+
+    line: int
+    """1-based line."""
+    kind: str
+    """line, branch, toggle or expr."""
+    count: int
+    """Hit count."""
+    comment: str
+    """Verilator's description (`if`, `else`, `state[1]:0->1`)."""
+
+
+@dataclass
+class FileParams:
+    """The points of one RTL file."""
+
+    uri: str
+    """The file."""
+    points: list[PointParams] = field(default_factory=list)
+    """Its points, in line order."""
+
+
+@dataclass
+class CoverageParams:
+    """Payload of `benchwright/coverage`."""
+
+    design: str
+    """Design name."""
+    top: str
+    """DUT top module."""
+    root_uri: str
+    """Design folder."""
+    testbench_uri: str | None
+    """The testbench simulated (None when none was found)."""
+    version: int | None
+    """Version of the saved document that triggered it (None: not from a document)."""
+    status: str
+    """ok, compile_error, runtime_error, timeout or coverage_error."""
+    detail: str
+    """One line: why, for a non-ok status."""
+    summary: SummaryParams
+    """Coverage numbers."""
+    holes: int
+    """Uncovered DUT points."""
+    files: list[FileParams] = field(default_factory=list)
+    """Every RTL file with points."""
+    lcov_path: str | None = None
+    """lcov tracefile under `<workspace>/.benchwright/coverage/`."""
+    build_seconds: float = 0.0
+    """Build time (0 on a cache hit)."""
+    run_seconds: float = 0.0
+    """Simulation time."""
+
+
+@dataclass
+class StatusParams:
+    """Payload of `benchwright/status`."""
+
+    state: State
+    """What the server is doing."""
+    message: str = ""
+    """Free text for the tooltip."""
+
+
+@dataclass
+class ProposalResult:
+    """Result of generateTestbench / improveCoverage."""
+
+    applied: bool
+    """True when the client applied the WorkspaceEdit."""
+    testbench_uri: str | None = None
+    """The proposed testbench file."""
+    overall: float | None = None
+    """Overall coverage of the proposal."""
+    cancelled: bool = False
+    """True when the run was cancelled (nothing was proposed)."""
+    message: str = ""
+    """Why nothing was proposed, when nothing was."""

@@ -1,0 +1,462 @@
+"""What the features do: lint, simulate and publish, propose testbenches, report.
+
+Every blocking step (Verilator, the simulator, the policy) runs either as an asyncio
+subprocess (lint) or in `server.jobs` threads; these coroutines only orchestrate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import itertools
+import logging
+import shutil
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from agent.loop import (
+    AgentConfig,
+    EpisodeResult,
+    EpisodeStatus,
+    StepRecord,
+    run_episode,
+)
+from agent.policy import get_policy
+from server import convert
+from server import protocol as p
+from server.jobs import CancellablePolicy, JobKind, simulate
+from server.lint import lint_command, run_lint, shadow_copies
+from server.project import (
+    HDL_SUFFIXES,
+    HEADER_SUFFIXES,
+    Project,
+    Testbench,
+    find_project,
+    find_testbench,
+    modules_in,
+    proposal_path,
+)
+from server.server import BenchwrightServer, Outcome
+from server.settings import Settings
+from sim.errors import SimError, ToolNotFoundError
+from sim.evaluate import SimOptions, tb_top_name
+from sim.lcov import write_lcov
+from sim.tools import Verilator, find_verilator
+from sim.types import SimResult
+
+logger = logging.getLogger(__name__)
+
+RESIMULATE_DELAY_S = 0.5
+"""Quiet time after watched-file events before re-simulating (a checkout touches many files)."""
+
+STATE_DIR = ".benchwright"
+"""Per-workspace folder for lcov files and trajectories."""
+
+_lint_ids = itertools.count()
+
+
+def sim_options(settings: Settings) -> SimOptions:
+    """Evaluator options from the settings."""
+    return SimOptions(metrics=tuple(settings.coverage.metrics), extra_args=tuple(settings.sim.verilator_args),
+                      verilator_path=settings.sim.verilator_path or None)
+
+
+def target_of(project: Project, settings: Settings) -> float:
+    """design.toml's target where it gives one, else the setting."""
+    design = project.design
+    return design.target if design.target_given else settings.coverage.target
+
+
+def doc_path(uri: str) -> Path | None:
+    """The file path of a `file:` URI."""
+    path = to_fs_path(uri)
+    return Path(path) if path and uri.startswith("file:") else None
+
+
+async def resolve(ls: BenchwrightServer, uri: str) -> tuple[Settings, Project | None]:
+    """Settings and project of a document; an invalid design.toml is reported, not raised."""
+    settings = await ls.settings_for(uri)
+    path = doc_path(uri)
+    if path is None:
+        return settings, None
+    try:
+        return settings, find_project(path, ls.folder_paths(), settings)
+    except (SimError, OSError) as exc:
+        ls.log(f"Benchwright: {exc}", types.MessageType.Warning)
+        return settings, None
+
+
+async def verilator(ls: BenchwrightServer, settings: Settings) -> Verilator | None:
+    """The Verilator to use (looked up off the loop); a missing one is shown once."""
+    try:
+        return await asyncio.get_running_loop().run_in_executor(
+            ls.jobs.executor, find_verilator, settings.sim.verilator_path or None)
+    except ToolNotFoundError as exc:
+        tool_missing(ls, settings, str(exc))
+        return None
+
+
+def tool_missing(ls: BenchwrightServer, settings: Settings, text: str) -> None:
+    """Log a missing tool; pop it up once unless notifications are off."""
+    ls.log(text, types.MessageType.Error)
+    if not ls.tool_error_shown and settings.show_notifications != "off":
+        ls.tool_error_shown = True
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=text))
+
+
+# -- lint ---------------------------------------------------------------------------
+
+
+def schedule_lint(ls: BenchwrightServer, uri: str, delay_s: float) -> None:
+    """(Re)start the lint of `uri` after `delay_s`, cancelling a pending or running one."""
+    pending = ls.lint_tasks.pop(uri, None)
+    if pending is not None:
+        pending.cancel()
+    ls.lint_tasks[uri] = asyncio.create_task(_lint_later(ls, uri, delay_s))
+
+
+async def _lint_later(ls: BenchwrightServer, uri: str, delay_s: float) -> None:
+    try:
+        if delay_s > 0:
+            await asyncio.sleep(delay_s)
+        await lint_document(ls, uri)
+    except asyncio.CancelledError:
+        raise
+    except Exception:  # a protocol boundary: log, keep serving
+        logger.exception("lint of %s failed", uri)
+    finally:
+        if ls.lint_tasks.get(uri) is asyncio.current_task():
+            del ls.lint_tasks[uri]
+
+
+def _lint_sources(ls: BenchwrightServer, project: Project, path: Path, text: str) -> tuple[list[Path], str | None]:
+    """Files to lint with `path` (its design's RTL, then itself) and the top module."""
+    rtl = list(project.design.rtl)
+    if path in rtl:
+        return rtl, project.design.top
+    return [*rtl, path], tb_top_name(text)
+
+
+async def lint_document(ls: BenchwrightServer, uri: str) -> None:
+    """Lint the open document `uri` (its unsaved text) and publish its diagnostics."""
+    doc = ls.workspace.text_documents.get(uri)
+    path = doc_path(uri)
+    if doc is None or path is None or path.suffix not in HDL_SUFFIXES or path.suffix in HEADER_SUFFIXES:
+        return
+    version, text = doc.version, doc.source
+    settings, project = await resolve(ls, uri)
+    tool = await verilator(ls, settings)
+    if project is None or tool is None:
+        return
+    sources, top = _lint_sources(ls, project, path.resolve(), text)
+    buffers = {path.resolve(): text}
+    for other in sources:
+        other_doc = ls.workspace.text_documents.get(convert.uri_of(other))
+        if other_doc is not None and other != path.resolve():
+            buffers[other] = other_doc.source
+    work = ls.shadow_dir / f"lint-{next(_lint_ids)}"
+    try:
+        with ls.activity("linting"):
+            shadows = shadow_copies(work, buffers)
+            argv = lint_command(tool, project.design, tuple(shadows.get(s, s) for s in sources),
+                                tuple(dict.fromkeys(s.parent for s in sources)), top,
+                                tuple(settings.sim.verilator_args))
+            ls.record("lint", argv)
+            run = await run_lint(argv, tool, project.design.root, {str(v): k for k, v in shadows.items()})
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    current = ls.workspace.text_documents.get(uri)
+    if current is None or current.version != version:
+        return  # closed, or changed again: a newer lint is on its way
+    ls.lint_diagnostics[uri] = convert.lsp_lint_diagnostics(run.messages, path, current.lines)
+    ls.publish(uri)
+
+
+def close_document(ls: BenchwrightServer, uri: str) -> None:
+    """Stop linting `uri` and clear its diagnostics."""
+    task = ls.lint_tasks.pop(uri, None)
+    if task is not None:
+        task.cancel()
+    ls.lint_diagnostics.pop(uri, None)
+    ls.hint_diagnostics.pop(uri, None)
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+# -- simulation ---------------------------------------------------------------------
+
+
+def _state_dir(project: Project) -> Path:
+    return project.workspace / STATE_DIR
+
+
+def _simulate_work(project: Project, tb: Testbench, options: SimOptions, lcov: Path) -> Any:
+    """The blocking part of an on-save simulation (runs in a job thread)."""
+
+    def work(cancel: threading.Event) -> SimResult:
+        result = simulate(project, tb, options, cancel)
+        if result.report is not None and not cancel.is_set():
+            write_lcov(result.report, lcov)
+        return result
+
+    return work
+
+
+async def simulate_project(ls: BenchwrightServer, project: Project, settings: Settings,
+                           version: int | None) -> Outcome | None:
+    """Simulate the project's testbench in a background job and publish; None if superseded."""
+    root = str(project.design.root)
+    tb = find_testbench(project, settings, ls.accepted.get(root))
+    if tb is None:
+        ls.log(f"Benchwright: no testbench for {project.design.name}: set benchwright.project.testbench, "
+               f"add tb/tb_{project.design.top}.sv, or run Generate Testbench", types.MessageType.Warning)
+        return None
+    lcov = _state_dir(project) / "coverage" / f"{project.design.name}.info"
+    job = ls.jobs.claim(root, JobKind.SIMULATE)
+    with ls.activity("simulating", f"simulating {project.design.name}"):
+        async with ls.work_progress(f"Benchwright: simulating {project.design.name}", job.cancel):
+            try:
+                result = await ls.jobs.run(job, _simulate_work(project, tb, sim_options(settings), lcov))
+            except ToolNotFoundError as exc:
+                tool_missing(ls, settings, str(exc))
+                return None
+    if result is None or job.cancel.is_set():
+        return None  # superseded or cancelled: never publish a stale result
+    outcome = Outcome(project, tb, tb.path, result, target_of(project, settings), tuple(settings.coverage.metrics))
+    publish_outcome(ls, outcome, version, lcov if result.report is not None else None, settings)
+    return outcome
+
+
+def publish_outcome(ls: BenchwrightServer, outcome: Outcome, version: int | None, lcov: Path | None,
+                    settings: Settings) -> None:
+    """Send `benchwright/coverage`, refresh hints and code lenses, remember the outcome."""
+    project, result = outcome.project, outcome.result
+    ls.outcomes[str(project.design.root)] = outcome
+    ls.record("build", result.extra.get("build_argv"))
+    ls.record("run", result.extra.get("run_argv"))
+    ls.notify(p.COVERAGE, convert.lsp_coverage_params(
+        result, design=project.design.name, top=project.design.top, root=project.design.root,
+        testbench=outcome.testbench_path, version=version, target=outcome.target, metrics=outcome.metrics,
+        lcov_path=lcov))
+    for rtl in project.design.rtl:
+        uri = convert.uri_of(rtl)
+        doc = ls.workspace.text_documents.get(uri)
+        if doc is None:
+            continue
+        hints = convert.lsp_hint_diagnostics(result.uncovered, rtl, doc.lines, project.design.name) \
+            if settings.coverage.hints else []
+        if hints or ls.hint_diagnostics.get(uri):
+            ls.hint_diagnostics[uri] = hints
+            ls.publish(uri)
+    if ls.supports(lambda c: c.workspace.code_lens.refresh_support):  # type: ignore[union-attr]
+        ls.workspace_code_lens_refresh(None)
+
+
+async def simulate_document(ls: BenchwrightServer, uri: str) -> None:
+    """On save: simulate the design the document belongs to."""
+    settings, project = await resolve(ls, uri)
+    if project is None or not settings.simulate_on_save:
+        return
+    doc = ls.workspace.text_documents.get(uri)
+    await simulate_project(ls, project, settings, doc.version if doc is not None else None)
+
+
+def schedule_resimulation(ls: BenchwrightServer, uris: list[str]) -> None:
+    """Re-simulate the designs of files changed outside the editor (coalesced per design)."""
+    for uri in uris:
+        path = doc_path(uri)
+        if path is None or STATE_DIR in path.parts:
+            continue
+        if path.suffix in (*HDL_SUFFIXES, ".f", ".py") or path.name == "design.toml":
+            key = str(path.parent)
+            pending = ls.resim_tasks.pop(key, None)
+            if pending is not None:
+                pending.cancel()
+            ls.resim_tasks[key] = asyncio.create_task(_resimulate_later(ls, uri, key))
+
+
+async def _resimulate_later(ls: BenchwrightServer, uri: str, key: str) -> None:
+    try:
+        await asyncio.sleep(RESIMULATE_DELAY_S)
+        settings, project = await resolve(ls, uri)
+        if project is not None and settings.simulate_on_save:
+            await simulate_project(ls, project, settings, None)
+    except asyncio.CancelledError:
+        raise
+    except Exception:  # a protocol boundary: log, keep serving
+        logger.exception("re-simulation after %s failed", uri)
+    finally:
+        if ls.resim_tasks.get(key) is asyncio.current_task():
+            del ls.resim_tasks[key]
+
+
+# -- proposals ----------------------------------------------------------------------
+
+
+def make_policy(settings: Settings, options: SimOptions) -> Any:
+    """The configured policy (heavy backends are imported only here)."""
+    pol = settings.policy
+    if pol.backend == "llama":
+        return get_policy("llama", model_path=pol.model_path, n_ctx=pol.context_size,
+                          n_threads=pol.threads or None, max_tokens=pol.max_tokens)
+    if pol.backend == "openai":
+        return get_policy("openai", base_url=pol.openai_base_url or None, model=pol.openai_model or "default",
+                          max_tokens=pol.max_tokens)
+    return get_policy(pol.backend, seed=0, sim_options=options)
+
+
+def _initial(project: Project, tb: Testbench | None, options: SimOptions, outcome: Outcome | None,
+             cancel: threading.Event) -> tuple[str, SimResult] | None:
+    """The state an improve-coverage episode starts from (the current single-file SV TB)."""
+    if tb is None or tb.kind == "cocotb" or len(tb.files) != 1 or not tb.path.is_file():
+        return None
+    text = tb.path.read_text(errors="replace")
+    if outcome is not None and outcome.testbench_path == tb.path:
+        return text, outcome.result
+    return text, simulate(project, tb, options, cancel)
+
+
+def _episode_work(ls: BenchwrightServer, project: Project, settings: Settings, tb: Testbench | None,
+                  from_current: bool, report: Any) -> Any:
+    options = sim_options(settings)
+    outcome = ls.outcomes.get(str(project.design.root))
+    pol = settings.policy
+    config = AgentConfig(refinements=pol.rounds, target=target_of(project, settings), max_sim_calls=pol.sim_calls,
+                         wall_time_s=pol.wall_seconds, sim=options,
+                         trajectory_dir=_state_dir(project) / "trajectories" / project.design.name)
+
+    def on_step(record: StepRecord, episode: EpisodeResult) -> None:
+        best = episode.best_result
+        cov = f"{best.overall:.1f} %" if best is not None and best.coverage is not None else "no coverage yet"
+        report(f"step {record.step + 1}/{pol.rounds + 1}: best {cov} ({episode.sim_calls} sim calls)",
+               min(99, int(100 * (record.step + 1) / (pol.rounds + 1))))
+
+    def work(cancel: threading.Event) -> tuple[EpisodeResult, str | None]:
+        initial = _initial(project, tb, options, outcome, cancel) if from_current else None
+        policy = make_policy(settings, options)
+        try:
+            episode = run_episode(project.design, CancellablePolicy(policy, cancel), config, cancel=cancel,
+                                  on_step=on_step, initial=initial)
+        finally:
+            close = getattr(policy, "close", None)
+            if callable(close):
+                close()
+        return episode, initial[0] if initial is not None else None
+
+    return work
+
+
+def _target_file(project: Project, current: Testbench | None, text: str) -> Path:
+    """Where the proposal goes; never over a human test whose top module would no longer exist."""
+    path = proposal_path(project, current)
+    human = project.design.human_test
+    if human is not None and path in human.files and tb_top_name(text) != human.top:
+        fallback = project.design.root / "tb" / f"tb_{project.design.top}.sv"
+        path = fallback if fallback not in human.files else fallback.with_name(f"{fallback.stem}_proposal.sv")
+    return path
+
+
+async def propose(ls: BenchwrightServer, uri: str, from_current: bool) -> p.ProposalResult:
+    """Run an episode and offer its best testbench through workspace/applyEdit."""
+    settings, project = await resolve(ls, uri)
+    if project is None:
+        return p.ProposalResult(applied=False, message=f"no design found for {uri}")
+    root = str(project.design.root)
+    current = find_testbench(project, settings, ls.accepted.get(root))
+    job = ls.jobs.claim(root, JobKind.EPISODE)
+    verb = "improving coverage of" if from_current else "generating a testbench for"
+    with ls.activity("generating", f"{verb} {project.design.name}"):
+        async with ls.work_progress(f"Benchwright: {verb} {project.design.name}", job.cancel) as report:
+            try:
+                done = await ls.jobs.run(job, _episode_work(ls, project, settings, current, from_current, report))
+            except (SimError, ValueError, OSError) as exc:
+                ls.log(f"Benchwright: {exc}", types.MessageType.Error)
+                return p.ProposalResult(applied=False, message=str(exc))
+    if done is None or job.cancel.is_set() or done[0].status is EpisodeStatus.CANCELLED:
+        return p.ProposalResult(applied=False, cancelled=True, message="cancelled")
+    return await offer(ls, project, settings, current, *done)
+
+
+async def offer(ls: BenchwrightServer, project: Project, settings: Settings, current: Testbench | None,
+                episode: EpisodeResult, initial_text: str | None) -> p.ProposalResult:
+    """Send the episode's best testbench as an undoable edit; publish its coverage if applied."""
+    text, best = episode.best_testbench, episode.best_result
+    if not text or best is None or text == initial_text:
+        overall = round(best.overall, 2) if best is not None and best.coverage else None
+        return p.ProposalResult(applied=False, overall=overall, message="no better testbench was found")
+    path = _target_file(project, current, text)
+    uri = convert.uri_of(path)
+    doc = ls.workspace.text_documents.get(uri)
+    old = doc.source if doc is not None else (path.read_text(errors="replace") if path.is_file() else None)
+    edit = convert.lsp_testbench_edit(uri, text, old, doc.version if doc is not None else None)
+    label = f"Benchwright: proposed testbench for {project.design.name} ({best.overall:.1f} %)"
+    answer = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label=label))
+    overall = round(best.overall, 2) if best.coverage else None
+    if not answer.applied:
+        return p.ProposalResult(applied=False, testbench_uri=uri, overall=overall,
+                                message=answer.failure_reason or "the edit was not applied")
+    ls.accepted[str(project.design.root)] = path
+    outcome = Outcome(project, None, path, best, target_of(project, settings), tuple(settings.coverage.metrics))
+    lcov = _state_dir(project) / "coverage" / f"{project.design.name}.info"
+    if best.report is not None:
+        await asyncio.get_running_loop().run_in_executor(ls.jobs.executor, write_lcov, best.report, lcov)
+    publish_outcome(ls, outcome, None, lcov if best.report is not None else None, settings)
+    return p.ProposalResult(applied=True, testbench_uri=uri, overall=overall)
+
+
+# -- reports ------------------------------------------------------------------------
+
+
+async def report_markdown(ls: BenchwrightServer, uri: str | None) -> str:
+    """The last coverage report of the document's design (or of the only design simulated)."""
+    project = (await resolve(ls, uri))[1] if uri else None
+    key = str(project.design.root) if project is not None else next(iter(ls.outcomes), None)
+    outcome = ls.outcomes.get(key) if key is not None else None
+    if outcome is None:
+        name = project.design.name if project is not None else "Benchwright"
+        return convert.report_markdown(None, design=name, testbench=None, target=0.0)
+    return convert.report_markdown(outcome.result, design=outcome.project.design.name,
+                                   testbench=outcome.testbench_path, target=outcome.target)
+
+
+def code_lenses(ls: BenchwrightServer, uri: str) -> list[types.CodeLens]:
+    """Per-module coverage lenses for an RTL document of a simulated design."""
+    path = doc_path(uri)
+    if path is None:
+        return []
+    outcome = next((o for o in ls.outcomes.values() if path.resolve() in o.project.design.rtl), None)
+    if outcome is None:
+        return []
+    doc = ls.workspace.get_text_document(uri)
+    return convert.lsp_code_lenses(modules_in(doc.source), outcome.result.report, outcome.metrics, uri)
+
+
+async def doctor_text(ls: BenchwrightServer) -> str:
+    """Tool paths and versions, and the last command lines."""
+    from server import __version__
+
+    settings = await ls.settings_for(ls.workspace.root_uri or "")
+    lines = [f"benchwright server {__version__}", f"python       {sys.executable} ({sys.version.split()[0]})"]
+    try:
+        tool = await asyncio.get_running_loop().run_in_executor(
+            ls.jobs.executor, find_verilator, settings.sim.verilator_path or None)
+        lines += [f"verilator    {tool.verilator} ({tool.version_text})", f"coverage     {tool.coverage}"]
+    except ToolNotFoundError as exc:
+        lines.append(f"verilator    MISSING: {exc}")
+    lines.append(f"ccache       {shutil.which('ccache') or 'not found (rebuilds are slower)'}")
+    for mod in ("pygls", "lsprotocol", "cocotb", "llama_cpp", "openai", "watchdog"):
+        found = importlib.util.find_spec(mod) is not None
+        lines.append(f"{mod:<12} {'ok' if found else 'not installed'}")
+    lines.append(f"policy       {settings.policy.backend}")
+    lines += ["", "last command lines:"] + [f"  [{what}] {cmd}" for what, cmd in ls.commands]
+    with contextlib.suppress(StopIteration):
+        outcome = next(reversed(ls.outcomes.values()))
+        lines += ["", f"last simulation: {outcome.project.design.name}: {outcome.result.status.value}"
+                      f"{' - ' + outcome.result.detail if outcome.result.detail else ''}"]
+    return "\n".join(lines)
+
