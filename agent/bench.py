@@ -63,7 +63,7 @@ def run_job(job: BenchJob) -> dict[str, Any]:
     from agent.loop import AgentConfig, run_episode
     from agent.policy import get_policy
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for sample in range(job.samples):
         options = dict(job.policy_options)
         if job.policy in ("heuristic", "random"):

@@ -29,7 +29,7 @@ TRAJECTORY_FORMAT = "benchwright.trajectory/1"
 """Version tag of the trajectory JSON (training/ reads these files)."""
 
 
-class EpisodeStatus(str, enum.Enum):
+class EpisodeStatus(enum.StrEnum):
     """How an episode ended."""
 
     RUNNING = "running"

@@ -64,8 +64,10 @@ def main() -> int:
         env = tool_env(tool)
         env.pop("OBJCACHE", None)
         bare_dir = work / name / "bare"
-        bare, _ = timed(lambda: run_commands(verilator_build(tool.verilator, spec, bare_dir), cwd=work,
-                                             log_path=work / "bare.log", env=env))
+        bare_dir.mkdir(parents=True, exist_ok=True)
+        bare, bare_res = timed(lambda: run_commands(verilator_build(tool.verilator, spec, bare_dir), cwd=work,
+                                                    log_path=work / "bare.log", env=env))
+        assert bare_res[-1].ok, bare_res[-1].tail
         rows = [("bare", bare)]
         os.environ["CCACHE_DISABLE"] = "1"
         opts = SimOptions(cache_dir=work / name / "cache-cold")

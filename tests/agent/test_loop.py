@@ -50,7 +50,9 @@ def test_rank_ordering() -> None:
     assert is_better(low, low, 90)  # ties go to the newer
     assert not is_better(low, high, 90)
     assert not is_better(timeout, low, 90)  # a regression never replaces the best
-    assert done(high, 90) and not done(low, 90) and done(_res(Status.OK, 100), 101)
+    assert done(high, 90)
+    assert not done(low, 90)
+    assert done(_res(Status.OK, 100), 101)
 
 
 @dataclass
@@ -129,5 +131,6 @@ def test_heuristic_beats_human_tb_on_example(tmp_path: Path) -> None:
     human = evaluate_human(design, opts)
     ep = run_episode(design, get_policy("heuristic", seed=0, sim_options=opts),
                      AgentConfig(max_sim_calls=150, sim=opts))
-    assert ep.best_result is not None and ep.best_result.status is Status.OK
+    assert ep.best_result is not None
+    assert ep.best_result.status is Status.OK
     assert ep.best_result.overall > human.overall + 20
