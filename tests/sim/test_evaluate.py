@@ -174,3 +174,35 @@ def test_cli_json_matches_library(design, tmp_path: Path) -> None:  # type: igno
     lib = evaluate_sv(design, GOOD_TB)
     assert data["coverage"]["overall"] == pytest.approx(lib.overall, abs=0.01)
     assert data["coverage"]["metrics"] == lib.coverage.percents()  # type: ignore[union-attr]
+
+
+def test_metric_that_crashes_verilator_is_dropped_and_reported(design, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A Verilator internal error under expression coverage: rebuild without it, say so, remember it."""
+    from sim.tools import find_verilator
+
+    real = find_verilator().verilator
+    fake = tmp_path / "bin" / "verilator"
+    fake.parent.mkdir()
+    # Behaves like a Verilator whose expression-coverage pass crashes on this design.
+    fake.write_text(
+        "#!/bin/sh\n"
+        'for a in "$@"; do if [ "$a" = "--coverage-expr" ]; then '
+        'echo "%Error: Internal Error: V3Coverage.cpp:123: expression coverage broke" >&2; exit 1; fi; done\n'
+        f'exec "{real}" "$@"\n'
+    )
+    fake.chmod(0o755)
+    (tmp_path / "bin" / "verilator_coverage").symlink_to(real.parent / "verilator_coverage")
+    find_verilator.cache_clear()
+    opts = SimOptions(cache_dir=tmp_path / "cache", verilator_path=str(fake))
+    try:
+        res = evaluate_sv(design, GOOD_TB, options=opts)
+        assert res.status is Status.OK, res.detail
+        assert res.coverage is not None
+        assert "expr" not in res.coverage.metrics
+        assert any("expr coverage disabled" in n for n in res.notes)
+        # Remembered per design: the next build skips the crashing metric straight away.
+        again = evaluate_sv(design, GOOD_TB.replace("40", "41"), options=opts)
+        assert any("expr coverage disabled" in n for n in again.notes)
+        assert "--coverage-expr" not in again.extra["build_argv"]  # type: ignore[operator]
+    finally:
+        find_verilator.cache_clear()
