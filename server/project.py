@@ -165,7 +165,8 @@ def _instantiates(path: Path, top: str) -> bool:
         text = strip_comments(path.read_text(errors="replace"))
     except OSError:
         return False
-    return re.search(rf"^\s*{re.escape(top)}\s*(#\s*\(|[A-Za-z_])", text, re.M) is not None
+    pattern = rf"(?<![\w.$]){re.escape(top)}\s*(?:#\s*\(|[A-Za-z_]\w*\s*\()"
+    return re.search(pattern, text) is not None
 
 
 def find_testbench(project: Project, settings: Settings, accepted: Path | None = None) -> Testbench | None:
