@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from agent.heuristic.engine import run_engine
+from agent.heuristic.search import SearchConfig
 from agent.policy import Budget
 from sim.human import evaluate_human
 from sim.suite import load_suite
@@ -29,7 +30,7 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--wall", type=float, default=300.0, help="wall-time budget per design and policy (s)")
     ap.add_argument("--designs", default="", help="comma-separated design names (default: all)")
-    ap.add_argument("--policies", default="heuristic,random")
+    ap.add_argument("--policies", default="heuristic,random,random+reset")
     ap.add_argument("--human", action="store_true", help="also run the human tests")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=Path("/tmp/heuristic_vs_random.json"))
@@ -47,7 +48,9 @@ def main() -> None:
         for pol in policies:
             budget = Budget(args.calls, time.monotonic() + args.wall)
             t0 = time.monotonic()
-            _tb, rep = run_engine(d, strategy=pol, budget=budget, seed=args.seed)
+            # `random+reset`: the random baseline with one proper reset first (stronger).
+            cfg = SearchConfig(seed=args.seed, strategy=pol.split("+")[0], random_reset=pol.endswith("+reset"))
+            _tb, rep = run_engine(d, strategy=cfg.strategy, budget=budget, seed=args.seed, config=cfg)
             wall = time.monotonic() - t0
             final = rep.final
             row[pol] = {

@@ -12,11 +12,18 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from agent.heuristic import harness as hx
 from agent.heuristic import steer as sr
-from agent.heuristic.search import SearchConfig, SearchResult, covered_points, search, total_points
+from agent.heuristic.search import (
+    SearchConfig,
+    SearchResult,
+    covered_points,
+    search,
+    total_points,
+)
 from agent.heuristic.stimulus import Hints, Layout, Step
 from agent.policy import Budget, Proposal, State
 from sim.design import DesignInterface, read_interface
@@ -71,6 +78,14 @@ class EngineReport:
         return "\n".join(lines)
 
 
+def _read_lines(path: str) -> list[str] | None:
+    """Lines of a source file named in a log (None when unreadable)."""
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+
+
 def _placeholder_tb(design: Design, iface: DesignInterface | None, note: str) -> str:
     """A minimal testbench used when nothing better could be produced."""
     if iface is None:
@@ -120,9 +135,12 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
         def steerer(h: Hints, pts: Sequence[UncoveredPoint]) -> Hints:
             return sr.steer(h, layout, iface, pts, dut_scope=f"{hx.HARNESS_TOP}.{layout.instance}")
 
+    def blame(res: SimResult) -> Sequence[str]:
+        return sr.blamed_fields(layout, res.log_tail, _read_lines)
+
     cfg = config or SearchConfig(seed=seed, strategy=strategy)
     result = search(layout, run, hints=hints, config=cfg, should_stop=should_stop,
-                    steerer=steerer, initial_holes=holes)
+                    steerer=steerer, initial_holes=holes, blame=blame if strategy != "random" else None)
     tb = render_final(layout, result, strategy, design)
     final: SimResult | None = None
     note = ""
@@ -159,13 +177,15 @@ class _EnginePolicy:
     """Search strategy."""
 
     def __init__(self, seed: int = 0, sim_options: SimOptions | None = None, max_trials: int | None = None,
-                 **_options: Any) -> None:
+                 reset_first: bool = False, **_options: Any) -> None:
         self.seed = seed
         """Base seed (mixed with the episode step so refinements explore differently)."""
         self.sim_options = sim_options or SimOptions()
         """Simulator options for the harness and the final check."""
         self.max_trials = max_trials
         """Optional cap on trials per proposal."""
+        self.reset_first = reset_first
+        """Random policy: one proper reset first, resets released after (the stronger baseline)."""
         self.last_report: EngineReport | None = None
         """Report of the latest propose() (for benches and tests)."""
 
@@ -173,7 +193,8 @@ class _EnginePolicy:
         """Search within `budget` and return the replay testbench."""
         holes = state.result.uncovered if state.result is not None and self.strategy == "heuristic" else ()
         seed = self.seed * 1000 + state.step
-        cfg = SearchConfig(seed=seed, strategy=self.strategy, max_trials=self.max_trials)
+        cfg = SearchConfig(seed=seed, strategy=self.strategy, max_trials=self.max_trials,
+                           random_reset=self.reset_first)
         tb, report = run_engine(state.design, strategy=self.strategy, budget=budget, seed=seed, holes=holes,
                                 options=self.sim_options, config=cfg)
         self.last_report = report

@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent.heuristic.stimulus import Clock, Field, Layout, Segment, Signal, Step
+from agent.heuristic.stimulus import (
+    COMB_STEP_NS,
+    Clock,
+    Field,
+    Layout,
+    Segment,
+    Signal,
+    Step,
+)
 from sim.design import DesignInterface
 from sim.suite import Design
 
@@ -24,7 +32,7 @@ HARNESS_TOP = "bw_harness"
 HALF_PERIODS = (5, 7, 11, 13, 17, 19, 23)
 """Half periods (ns) given to the clocks, in order: distinct so multi-clock designs see drift."""
 
-COMB_DELAY = 10
+COMB_DELAY = COMB_STEP_NS
 """Delay (ns) per step of a combinational design."""
 
 

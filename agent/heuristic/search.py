@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agent.heuristic import stimulus as st
 from agent.heuristic.stimulus import Hints, Layout, Segment, Step
@@ -27,6 +28,12 @@ Runner = Callable[[Sequence[Step]], SimResult]
 
 Steerer = Callable[[Hints, Sequence[UncoveredPoint]], Hints]
 """Re-biases the hints toward the points still uncovered."""
+
+Blamer = Callable[[SimResult], Sequence[str]]
+"""Names the fields a failed run's assertion message points at (they are then kept quiet)."""
+
+FAIL_TIME_RE = re.compile(r"^\[(\d+)\] %(?:Error|Fatal)", re.M)
+"""Simulation time (ps) in Verilator's assertion/$error/$fatal messages."""
 
 ARMS: tuple[str, ...] = ("mixed", "uniform", "hold", "handshake", "sequence", "steer", "toggle",
                          "mutate", "splice", "rereset")
@@ -47,6 +54,9 @@ class SearchConfig:
     """Most clock cycles the kept stimulus may last (bounds each trial's run time)."""
     random_len: int = 200
     """Steps of one uniform-random candidate."""
+    random_reset: bool = False
+    """Random strategy only: start with one reset sequence and keep resets released after it
+    (False: resets are drawn uniformly like every other input: plain random)."""
     max_trials: int | None = None
     """Stop after this many trials (None: until the caller says stop)."""
 
@@ -131,10 +141,12 @@ class _Bandit:
         self.weights[arm] = min(8.0, w * 1.6 + 0.2 * min(gained, 10)) if gained > 0 else max(0.15, w * 0.85)
 
 
-def first_segment(rng: random.Random, layout: Layout, hints: Hints, strategy: str, random_len: int) -> Segment:
+def first_segment(rng: random.Random, layout: Layout, hints: Hints, strategy: str, random_len: int,
+                  reset: bool = True) -> Segment:
     """The opening candidate: reset, then corner values and mixed random (or plain random)."""
     if strategy == "random":
-        return st.random_segment(rng, layout, random_len, label="uniform random", reset_first=True)
+        return st.random_segment(rng, layout, random_len, label="uniform random", reset_first=reset,
+                                 random_resets=not reset)
     corner = st.corner_segment(layout, hints)
     walk = st.walk_segment(layout)
     mixed = st.random_segment(rng, layout, 150, hints=hints, p_palette=0.4, p_hold=0.3)
@@ -181,9 +193,15 @@ def propose(rng: random.Random, arm: str, layout: Layout, hints: Hints, kept: Se
     return seg
 
 
+def failure_time(result: SimResult) -> int | None:
+    """Time (ps) of the first error message of a failed run, if it printed one."""
+    m = FAIL_TIME_RE.search(result.log_tail)
+    return int(m.group(1)) if m else None
+
+
 def search(layout: Layout, run: Runner, *, hints: Hints, config: SearchConfig = SearchConfig(),
            should_stop: Callable[[], bool] = lambda: False, steerer: Steerer | None = None,
-           initial_holes: Sequence[UncoveredPoint] = ()) -> SearchResult:
+           initial_holes: Sequence[UncoveredPoint] = (), blame: Blamer | None = None) -> SearchResult:
     """Grow a stimulus trial by trial until 100 %, `should_stop()`, `max_trials` or full.
 
     Args:
@@ -194,6 +212,8 @@ def search(layout: Layout, run: Runner, *, hints: Hints, config: SearchConfig = 
         should_stop: checked before every trial (budget, deadline, cancellation).
         steerer: re-steers hints from uncovered points (None: no steering).
         initial_holes: uncovered points known before the search (the best testbench so far).
+        blame: names the fields behind a DUT assertion that fired. A failed candidate is
+            cut just before the failing step and re-run, and those fields are kept quiet.
     """
     rng = random.Random(config.seed)
     bandit = _Bandit(ARMS)
@@ -214,17 +234,31 @@ def search(layout: Layout, run: Runner, *, hints: Hints, config: SearchConfig = 
             break
         if best is None:
             arm = "first"
-            cand = first_segment(rng, layout, hints, config.strategy, config.random_len)
+            cand = first_segment(rng, layout, hints, config.strategy, config.random_len, config.random_reset)
             cand = Segment(cand.label, cand.steps[:room])
         elif config.strategy == "random":
             arm = "uniform"
-            cand = st.random_segment(rng, layout, min(room, config.random_len), label="uniform random")
+            cand = st.random_segment(rng, layout, min(room, config.random_len), label="uniform random",
+                                     random_resets=not config.random_reset)
         else:
             arm = bandit.pick(rng)
             cand = propose(rng, arm, layout, hints, kept, room)
         if kept_cycles + cand.cycles > config.max_cycles:
             cand = Segment(cand.label, tuple(Step(s.values, 1) for s in cand.steps))
-        result = run(st.flatten([*kept, cand]))
+        cand = st.quieten(rng, layout, hints, cand)
+        prefix = st.flatten(kept)
+        result = run(prefix + cand.steps)
+        if result.status == Status.RUNTIME_ERROR and not should_stop():
+            # A DUT assertion fired: keep the legal part of the candidate and learn from it.
+            if blame is not None:
+                hints = replace(hints, quiet=tuple(dict.fromkeys([*hints.quiet, *blame(result)])))
+            when = failure_time(result)
+            cut = st.step_at(layout, prefix + cand.steps, when) - len(prefix) if when is not None else 0
+            trials.append(Trial(len(trials), cand.label, best_covered, 0, False, result.status.value))
+            if cut <= 0:
+                continue
+            cand = Segment(f"{cand.label} (legal prefix)", cand.steps[:cut])
+            result = run(prefix + cand.steps)
         ok = result.status == Status.OK and result.coverage is not None
         covered = covered_points(result) if ok else best_covered
         gained = covered - best_covered if ok else 0
@@ -235,7 +269,7 @@ def search(layout: Layout, run: Runner, *, hints: Hints, config: SearchConfig = 
             bandit.update(arm, gained)
         if not keep:
             continue
-        kept.append(cand if best is not None else cand)
+        kept.append(cand)
         kept_steps += len(cand.steps)
         kept_cycles += cand.cycles
         best, best_covered = result, covered

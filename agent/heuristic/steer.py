@@ -9,11 +9,11 @@ which constants it compares them with) and toggle holes of inputs to (field, bit
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from agent.heuristic.stimulus import Hints, Layout, is_handshake, make_palette
-from sim.design import ALL_KEY, DesignInterface
+from sim.design import ALL_KEY, Condition, DesignInterface
 from sim.types import UncoveredPoint
 
 TOGGLE_RE = re.compile(r"^(?P<name>[A-Za-z_][\w$]*)(?P<idx>(?:\[\d+\])*):[01]->[01]$")
@@ -70,7 +70,7 @@ def steer(hints: Hints, layout: Layout, iface: DesignInterface, holes: Iterable[
             if parsed and parsed[0] in names and (not dut_scope or hole.hier in ("", dut_scope)):
                 toggles.append(parsed)
             continue
-        conds = ()
+        conds: tuple[Condition, ...] = ()
         for back in range(SEARCH_LINES + 1):
             conds = iface.conditions_at(hole.file, hole.line - back)
             if conds:
@@ -85,3 +85,21 @@ def steer(hints: Hints, layout: Layout, iface: DesignInterface, holes: Iterable[
                     got.update({c & mask, (c + 1) & mask, (c - 1) & mask})
     merged = {k: tuple(sorted(v))[:32] for k, v in focus.items()}
     return replace(hints, focus=merged, toggles=tuple(dict.fromkeys(toggles))[:64])
+
+
+ERROR_AT_RE = re.compile(r"%(?:Error|Fatal|Warning)[^:]*: ([^\s:]+):(\d+):")
+"""`%Error: file.sv:135: ...` in a simulation log."""
+
+
+def blamed_fields(layout: Layout, log_tail: str, read_lines: Callable[[str], list[str] | None]) -> tuple[str, ...]:
+    """Input fields named on (or just above) the source lines a run's error messages point at."""
+    names = {f.name for f in layout.fields if not f.reset}
+    found: list[str] = []
+    for m in ERROR_AT_RE.finditer(log_tail):
+        lines = read_lines(m.group(1))
+        if not lines:
+            continue
+        line = int(m.group(2))
+        text = " ".join(lines[max(0, line - 3): line])
+        found += [w for w in re.findall(r"[A-Za-z_]\w*", text) if w in names]
+    return tuple(dict.fromkeys(found))

@@ -15,6 +15,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+QUIET_IDLE = 0.85
+"""Probability that a quiet field (one an assertion complained about) stays idle in a step."""
+
+COMB_STEP_NS = 10
+"""Delay per step of a combinational design (ns); the harness uses the same."""
+
 MAX_PALETTE = 48
 """Most interesting values kept per field (corners first, then mined constants)."""
 
@@ -163,6 +169,8 @@ class Hints:
     """1-bit control fields worth holding high/low for stretches."""
     sequences: tuple[tuple[int, ...], ...] = ()
     """Value sequences (FSM state values, mined constants) to walk a field through."""
+    quiet: tuple[str, ...] = ()
+    """Fields named by a DUT assertion that fired: drawn mostly idle from then on."""
 
 
 # ----------------------------------------------------------------------------- values
@@ -268,7 +276,8 @@ def _with_resets(layout: Layout, values: list[int], asserted: bool) -> list[int]
 
 def random_segment(rng: random.Random, layout: Layout, n: int, *, label: str = "random",
                    hints: Hints | None = None, p_palette: float = 0.0, p_hold: float = 0.0,
-                   p_reset: float = 0.0, max_cycles: int = 1, reset_first: bool = False) -> Segment:
+                   p_reset: float = 0.0, max_cycles: int = 1, reset_first: bool = False,
+                   random_resets: bool = False) -> Segment:
     """`n` steps of random values (uniform, or mixed with palette values and holds).
 
     Args:
@@ -282,6 +291,8 @@ def random_segment(rng: random.Random, layout: Layout, n: int, *, label: str = "
         p_reset: per-step probability of asserting the resets (re-reset mid-run).
         max_cycles: each step lasts 1..max_cycles cycles.
         reset_first: start with a reset sequence.
+        random_resets: draw the resets uniformly like data (plain random); otherwise they
+            stay released except for `p_reset`.
     """
     hints = hints or Hints()
     steps: list[Step] = list(reset_steps(layout, rng.randint(1, 3))) if reset_first else []
@@ -289,14 +300,15 @@ def random_segment(rng: random.Random, layout: Layout, n: int, *, label: str = "
     for _ in range(n):
         values = list(prev)
         for i, f in enumerate(layout.fields):
-            if f.reset:
+            if f.reset and not random_resets:
                 continue
             if p_hold and rng.random() < p_hold:
                 continue
             focus = hints.focus.get(f.name)
             palette = focus if focus and rng.random() < 0.5 else hints.palettes.get(f.name, ())
             values[i] = draw(rng, f, palette, p_palette)
-        _with_resets(layout, values, p_reset > 0 and rng.random() < p_reset)
+        if not random_resets:
+            _with_resets(layout, values, p_reset > 0 and rng.random() < p_reset)
         cycles = 1 if max_cycles <= 1 else rng.randint(1, max_cycles)
         steps.append(Step(tuple(values), cycles))
         prev = values
@@ -440,6 +452,37 @@ def splice(rng: random.Random, a: Segment, b: Segment) -> Segment:
 def with_reset(layout: Layout, segment: Segment, rng: random.Random) -> Segment:
     """`segment` preceded by a reset sequence of 1-3 cycles."""
     return replace(segment, steps=reset_steps(layout, rng.randint(1, 3)) + segment.steps)
+
+
+def quieten(rng: random.Random, layout: Layout, hints: Hints, segment: Segment) -> Segment:
+    """`segment` with the quiet fields mostly idle (keeps a DUT's assertions from firing)."""
+    cols = [i for i, f in enumerate(layout.fields) if f.name in hints.quiet]
+    if not cols:
+        return segment
+    steps = []
+    for step in segment.steps:
+        values = list(step.values)
+        for i in cols:
+            if rng.random() < QUIET_IDLE:
+                values[i] = layout.fields[i].idle
+        steps.append(Step(tuple(values), step.cycles))
+    return Segment(segment.label, tuple(steps))
+
+
+def step_period_ps(layout: Layout) -> int:
+    """Length of one cycle in ps (the harness runs at 1 ns / 1 ps)."""
+    return 1000 * (2 * layout.clocks[0].half_period if layout.clocks else COMB_STEP_NS)
+
+
+def step_at(layout: Layout, steps: Sequence[Step], time_ps: int) -> int:
+    """Index of the step active at simulation time `time_ps` (len(steps) when past the end)."""
+    period = step_period_ps(layout)
+    t = 0
+    for k, step in enumerate(steps):
+        t += step.cycles * period
+        if time_ps < t:
+            return k
+    return len(steps)
 
 
 def flatten(segments: Iterable[Segment]) -> tuple[Step, ...]:
