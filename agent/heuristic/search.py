@@ -36,7 +36,7 @@ FAIL_TIME_RE = re.compile(r"^\[(\d+)\] %(?:Error|Fatal)", re.M)
 """Simulation time (ps) in Verilator's assertion/$error/$fatal messages."""
 
 ARMS: tuple[str, ...] = ("mixed", "uniform", "hold", "handshake", "sequence", "steer", "toggle",
-                         "mutate", "splice", "rereset")
+                         "mutate", "splice", "rereset", "slow")
 """Candidate generators of the heuristic strategy."""
 
 
@@ -165,6 +165,8 @@ def propose(rng: random.Random, arm: str, layout: Layout, hints: Hints, kept: Se
         seg = st.hold_segment(rng, layout, hints, n=rng.randint(1, 4))
     elif arm == "handshake" and hints.handshake:
         seg = st.handshake_segment(rng, layout, hints, n)
+    elif arm == "slow":
+        seg = st.slow_segment(rng, layout, hints, n)
     elif arm == "sequence":
         seg = st.sequence_segment(rng, layout, hints, n)
     elif arm == "steer" and hints.focus:

@@ -402,6 +402,33 @@ def sequence_segment(rng: random.Random, layout: Layout, hints: Hints, n: int, *
     return Segment(label, tuple(steps))
 
 
+def slow_segment(rng: random.Random, layout: Layout, hints: Hints, n: int, *,
+                 label: str = "slow serial") -> Segment:
+    """Multi-bit inputs held at one (mostly small) value while 1-bit inputs change slowly.
+
+    Serial protocols (UART, SPI, I2C) need a small divider or prescale held still and the
+    line held for whole bit times: a shape uniform random values almost never produce.
+    """
+    values = list(layout.idle)
+    for i, f in enumerate(layout.fields):
+        if f.reset or f.width == 1:
+            continue
+        pick = rng.random()
+        if pick < 0.5:
+            values[i] = pack(f, [rng.randint(0, min(f.width * 2, (1 << f.width) - 1, 4))] * f.count)
+        else:
+            values[i] = draw(rng, f, hints.palettes.get(f.name, ()), 0.7)
+    bits = [i for i, f in enumerate(layout.fields) if f.width == 1 and f.count == 1 and not f.reset]
+    scale = rng.choice((1, 2, 4, 8, 16, 64))
+    steps: list[Step] = []
+    for _ in range(n):
+        for i in bits:
+            if rng.random() < 0.5:
+                values[i] ^= 1
+        steps.append(Step(tuple(values), max(1, int(scale * rng.choice((1, 1, 2, 3, 8, 9, 10))))))
+    return Segment(label, tuple(steps))
+
+
 def toggle_segment(rng: random.Random, layout: Layout, targets: Sequence[tuple[str, int]], *,
                    label: str = "toggle holes") -> Segment:
     """Drive each (field, bit) target 0, 1, 0 on top of a random background."""
