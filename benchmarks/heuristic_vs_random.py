@@ -32,6 +32,8 @@ def main() -> None:
     ap.add_argument("--designs", default="", help="comma-separated design names (default: all)")
     ap.add_argument("--policies", default="heuristic,random,random+reset")
     ap.add_argument("--human", action="store_true", help="also run the human tests")
+    ap.add_argument("--human-json", type=Path, default=None,
+                    help="human-test results from an earlier run (list of {name, status, overall})")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=Path("/tmp/heuristic_vs_random.json"))
     args = ap.parse_args()
@@ -41,6 +43,11 @@ def main() -> None:
         wanted = set(args.designs.split(","))
         designs = [d for d in designs if d.name in wanted]
     policies = args.policies.split(",")
+    known_human: dict[str, float | None] = {}
+    if args.human_json is not None:
+        for item in json.loads(args.human_json.read_text()):
+            known_human[item["name"]] = item["overall"] if item.get("status") == "ok" else None
+        args.human = True
     rows = []
     print(f"{'design':38} " + " ".join(f"{p:>10} {'s':>5}" for p in policies) + ("   human" if args.human else ""))
     for d in designs:
@@ -59,7 +66,9 @@ def main() -> None:
                 "wall_s": round(wall, 2), "sim_calls": rep.sim_calls, "reproduced": rep.reproduced,
                 "note": rep.note, "steps": rep.search.steps if rep.search else 0,
             }
-        if args.human and d.human_test is not None and d.human_test.runs:
+        if d.name in known_human:
+            row["human"] = known_human[d.name]
+        elif args.human and args.human_json is None and d.human_test is not None and d.human_test.runs:
             res = evaluate_human(d)
             row["human"] = round(res.overall, 2) if res.status == Status.OK else None
         rows.append(row)

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-QUIET_IDLE = 0.85
+QUIET_IDLE = 0.6
 """Probability that a quiet field (one an assertion complained about) stays idle in a step."""
 
 COMB_STEP_NS = 10

@@ -210,3 +210,33 @@ def test_search_respects_stop_and_step_cap() -> None:
     assert res.sim_calls == 5
     capped = search(layout, run, hints=Hints(), config=SearchConfig(seed=0, max_steps=300, max_trials=50))  # type: ignore[arg-type]
     assert 0 < capped.steps <= 300
+
+
+def test_render_cocotb_is_valid_python() -> None:
+    layout = _layout()
+    segs = [Segment("reset", st.reset_steps(layout, 2))]
+    text = hx.render_cocotb(layout, segs)
+    compile(text, "test_top.py", "exec")
+    assert "@cocotb.test()" in text
+    assert "FallingEdge(dut.clk)" in text
+    assert "Clock(dut.clk, 10" in text
+
+
+def test_slow_segment_holds_wide_fields() -> None:
+    layout = _layout()
+    seg = st.slow_segment(random.Random(3), layout, Hints(), 20)
+    wide = {s.values[2] for s in seg.steps}
+    assert len(wide) == 1
+    assert {s.values[1] for s in seg.steps} <= {0, 1}
+
+
+def test_quieten_and_step_at() -> None:
+    layout = _layout()
+    seg = st.random_segment(random.Random(2), layout, 200)
+    quiet = st.quieten(random.Random(2), layout, Hints(quiet=("en",)), seg)
+    assert sum(s.values[1] for s in quiet.steps) < sum(s.values[1] for s in seg.steps)
+    steps = [Step(layout.idle, 2), Step(layout.idle, 3)]
+    assert st.step_at(layout, steps, 0) == 0
+    assert st.step_at(layout, steps, 19_999) == 0
+    assert st.step_at(layout, steps, 20_000) == 1
+    assert st.step_at(layout, steps, 60_000) == 2
