@@ -92,7 +92,7 @@ const events = () => (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').tr
 async function waitMarker(pred, what, ms) {
   const deadline = Date.now() + ms;
   for (;;) {
-    const hit = events().find(pred);
+    const hit = events().find((e, i) => pred(e, i));
     if (hit) return hit;
     if (Date.now() > deadline) throw new Error(`timed out (${ms / 1000}s) waiting for ${what}; marker events: ${events().map((e) => e.event).join(', ')}`);
     await new Promise((r) => setTimeout(r, 250));
@@ -159,6 +159,15 @@ try {
   if (!statusText.includes(`${Math.floor(cov.overall)} %`)) throw new Error(`status bar "${statusText}" does not show ${cov.overall}`);
   await page.waitForTimeout(1500);
   await shot(page, '1-coverage');
+  // The status-bar item opens the coverage report (server markdown in a preview).
+  const beforeReport = events().length;
+  await statusItem.first().click();
+  const report = await waitMarker((e, i) => i >= beforeReport && e.event === 'report', 'the coverage report', 30_000);
+  await page.locator('.tab', { hasText: /Benchwright Coverage Report/ }).first().waitFor({ timeout: 30_000 });
+  log(`report opened from the status bar (from server: ${report.fromServer}, ${report.chars} chars)`);
+  await page.waitForTimeout(1000);
+  await shot(page, '1b-report');
+  await page.keyboard.press(`${mod}+W`);
 
   // Flow 3: Improve Coverage from the palette → proposal → Apply (one undoable edit).
   const before = events().length;
@@ -179,19 +188,54 @@ try {
   log(`improveCoverage result: ${JSON.stringify(result.result)}`);
   const tbName = path.basename(new URL(applied.uris[0]).pathname);
   await page.locator('.tab.active', { hasText: tbName }).waitFor({ timeout: 30_000 });
-  // Undo works (the edit is one undo step) and redo brings it back.
-  const dirtyTab = page.locator('.tab.active.dirty');
-  const wasDirty = await dirtyTab.count();
+  // The proposal is one undoable edit: undo returns the file to its saved text (tab clean), redo re-applies it.
+  const dirty = () => page.locator('.tab.active.dirty').count();
+  const waitDirty = async (want) => {
+    for (let i = 0; i < 40 && (await dirty() > 0) !== want; i++) await page.waitForTimeout(250);
+    return (await dirty() > 0) === want;
+  };
+  const wasDirty = await waitDirty(true);
+  await page.locator('.editor-instance .monaco-editor').first().click({ position: { x: 400, y: 200 } });
   await page.keyboard.press(`${mod}+Z`);
-  await page.waitForTimeout(500);
+  const undone = await waitDirty(false);
   await page.keyboard.press(`${mod}+Shift+Z`);
-  await page.waitForTimeout(500);
-  log(`proposal opened in ${tbName} (dirty before undo: ${wasDirty > 0})`);
+  const redone = await waitDirty(true);
+  if (!wasDirty || !undone || !redone) throw new Error(`undo/redo of the proposal: dirty after apply ${wasDirty}, clean after undo ${undone}, dirty after redo ${redone}`);
+  log(`proposal applied in ${tbName}; undo → saved text, redo → proposal again`);
   await page.keyboard.press(`${mod}+S`);
-  const cov2 = await waitMarker((e) => e.event === 'coverage' && events().indexOf(e) > before, 'coverage after saving the proposal', 240_000).catch(() => undefined);
-  if (cov2) log(`coverage after the proposal: ${JSON.stringify(cov2)}`);
+  const cov2 = await waitMarker((e, i) => e.event === 'coverage' && i >= before, 'coverage of the accepted proposal', 240_000);
+  log(`coverage after the proposal: ${JSON.stringify(cov2)}`);
+  await page.locator('.statusbar-item', { hasText: `Benchwright: ${Math.floor(cov2.overall)} %` }).first().waitFor({ timeout: 30_000 });
   await page.waitForTimeout(1000);
   await shot(page, '3-after-proposal');
+
+  // Flow 3b: Generate Testbench → Review → VS Code's refactor preview → Apply there.
+  const before2 = events().length;
+  await page.keyboard.press('F1');
+  await page.keyboard.type('Benchwright: Generate Testbench');
+  await page.waitForTimeout(800);
+  await page.keyboard.press('Enter');
+  await waitMarker((e, i) => i >= before2 && e.event === 'proposal', 'a generated testbench proposal', 480_000);
+  const toast2 = page.locator('.notification-toast', { hasText: 'Benchwright:' }).filter({ has: page.locator('.monaco-button', { hasText: 'Review' }) });
+  await toast2.first().waitFor({ timeout: 30_000 });
+  await toast2.first().locator('.monaco-button', { hasText: /^Review$/ }).click();
+  const previewApply = page.locator('.part.panel .monaco-button, .bulk-edit-panel .monaco-button', { hasText: /^Apply$/ });
+  await previewApply.first().waitFor({ timeout: 30_000 });
+  await page.waitForTimeout(1000);
+  // Changes that need confirmation start unchecked: tick the file, look, then Apply.
+  const row = page.locator('.part.panel .monaco-list-row').first();
+  await row.waitFor({ timeout: 10_000 });
+  const box = row.locator('input[type="checkbox"], .monaco-checkbox, .monaco-custom-toggle').first();
+  if (await box.count() === 0) throw new Error(`no checkbox in the refactor preview row: ${await row.evaluate((el) => el.outerHTML)}`);
+  await box.click();
+  await page.waitForTimeout(500);
+  await shot(page, '3b-review-preview');
+  await previewApply.first().click();
+  const reviewed = await waitMarker((e, i) => i >= before2 && e.event === 'proposalApplied', 'the reviewed proposal applied', 30_000);
+  if (!reviewed.applied || reviewed.choice !== 'Review') throw new Error(`reviewed proposal not applied: ${JSON.stringify(reviewed)}`);
+  const genResult = await waitMarker((e, i) => i >= before2 && e.event === 'commandResult', 'generateTestbench result', 120_000);
+  log(`generateTestbench via Review: ${JSON.stringify(genResult.result)}`);
+  await page.keyboard.press(`${mod}+S`);
 
   // Flow 4: a deliberate syntax error → an error in the Problems count.
   await page.keyboard.press(`${mod}+P`);

@@ -39,7 +39,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       statusBar.setCoverage(params);
       const files = coverageView.show(params);
       out.info(`Coverage ${params.design}: ${params.status} overall=${params.summary.overall ?? 'n/a'} holes=${params.holes} (${files} files)`);
-      writeMarker(marker, 'coverage', { design: params.design, status: params.status, overall: params.summary.overall, holes: params.holes, files, coverageAdded: files });
+      writeMarker(marker, 'coverage', { design: params.design, status: params.status, detail: params.detail ?? '', overall: params.summary.overall, holes: params.holes, files, coverageAdded: files });
     },
     onStatus: (params) => statusBar.setState(params.state, params.message ?? ''),
     onStateChange: (running) => {

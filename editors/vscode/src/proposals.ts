@@ -59,7 +59,8 @@ export async function reviewAndApply(params: lsp.ApplyWorkspaceEditParams, conv:
   const marker = process.env[MARKER_ENV];
   log().info(`Proposal received: ${label} (${uris.join(', ')})`);
   writeMarker(marker, 'proposal', { label, uris });
-  const choice = await api.showInformationMessage(`Benchwright: ${label} — ${names}. Apply it as one undoable edit, or review each change first?`, 'Apply', 'Review', 'Discard');
+  const title = label.replace(/^Benchwright:\s*/i, '');
+  const choice = await api.showInformationMessage(`Benchwright: ${title} — ${names}. Apply it as one undoable edit, or review each change first?`, 'Apply', 'Review', 'Discard');
   if (choice === 'Apply' || choice === 'Review') {
     const review = choice === 'Review';
     const edit = toWorkspaceEdit(params.edit, conv, review ? { needsConfirmation: true, label } : undefined);

@@ -14,6 +14,7 @@ import {
   type DynamicFeature,
   ErrorAction,
   ExecuteCommandRequest,
+  FileChangeType,
   type LanguageClientOptions,
   LanguageClient,
   type ServerOptions,
@@ -50,6 +51,12 @@ class BenchwrightClient extends LanguageClient {
   .handleApplyWorkspaceEdit = async function (this: LanguageClient, params: ApplyWorkspaceEditParams) {
     return reviewAndApply(params, this.protocol2CodeConverter);
   };
+
+/** Whether a document with this URI (string form) is open in the editor. */
+function isOpen(uri: string): boolean {
+  const wanted = vscode.Uri.parse(uri).toString();
+  return vscode.workspace.textDocuments.some((d) => d.uri.toString() === wanted);
+}
 
 function variableContext(folder: vscode.WorkspaceFolder | undefined): VariableContext {
   return { workspaceFolder: folder?.uri.fsPath, userHome: os.homedir(), env: process.env };
@@ -171,6 +178,12 @@ export class ServerManager implements vscode.Disposable {
       },
       middleware: {
         workspace: {
+          // A saved open document already reached the server as didSave; the watcher's Changed
+          // event for the same file would only start a second, competing simulation.
+          didChangeWatchedFile: async (event, next) => {
+            if (event.type === FileChangeType.Changed && isOpen(event.uri)) return;
+            await next(event);
+          },
           configuration: async (params, token, next) => {
             const result = await next(params, token);
             if (!Array.isArray(result)) return result;

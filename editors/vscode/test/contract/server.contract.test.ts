@@ -159,6 +159,20 @@ describe('Python server over JSON-RPC', () => {
     expect(statuses.map((s) => s.state)).toContain('simulating');
   }, 200_000);
 
+  it('a save followed by the watcher\'s change event for the same file still publishes ok coverage', async () => {
+    // VS Code's file watcher reports a saved file as Changed right after didSave.
+    fs.appendFileSync(rtl, '\n// touched\n');
+    const seen = coverage.length;
+    await conn.sendNotification('textDocument/didSave', { textDocument: { uri: rtlUri } });
+    await new Promise((r) => setTimeout(r, 100));
+    await conn.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: rtlUri, type: 2 }] });
+    const cov = await waitFor(coverage, (l) => l[seen], 180_000, 'coverage after save + watched change');
+    await new Promise((r) => setTimeout(r, 3000));
+    const statuses = coverage.slice(seen).map((c) => `${c.status}${c.detail ? ': ' + c.detail : ''}`);
+    expect(statuses.every((s) => s === 'ok'), statuses.join(' | ')).toBe(true);
+    expect(cov.status).toBe('ok');
+  }, 200_000);
+
   it('showReport and doctor answer', async () => {
     const report = await conn.sendRequest('workspace/executeCommand', { command: Commands.SHOW_REPORT, arguments: [rtlUri] }) as { markdown: string };
     expect(report.markdown).toContain('traffic_light');
@@ -179,7 +193,9 @@ describe('Python server over JSON-RPC', () => {
   }, 600_000);
 
   it('a syntax error → an error diagnostic from Verilator lint', async () => {
-    const broken = fs.readFileSync(rtl, 'utf8').replace(/endmodule\s*$/, 'wire oops = ;\nendmodule\n');
+    const text = fs.readFileSync(rtl, 'utf8');
+    const at = text.lastIndexOf('endmodule');
+    const broken = `${text.slice(0, at)}wire oops = ;\n${text.slice(at)}`;
     const seen = diagnostics.length;
     await conn.sendNotification('textDocument/didChange', { textDocument: { uri: rtlUri, version: 2 }, contentChanges: [{ text: broken }] });
     const d = await waitFor(diagnostics, (l) => l.slice(seen).find((x) => x.uri === rtlUri && x.diagnostics.some((y) => y.severity === 1)), 60_000, 'an error diagnostic');
