@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from server.jobs import simulate
-from server.project import HDL_SUFFIXES, Project, Testbench, find_project, find_testbench
+from server.project import (
+    HDL_SUFFIXES,
+    Project,
+    Testbench,
+    find_project,
+    find_testbench,
+)
 from server.settings import Settings
 from sim.errors import SimError
 from sim.evaluate import SimOptions
@@ -114,7 +120,7 @@ def _observer(folder: Path, watcher: Watcher) -> Any:
     from watchdog.events import FileSystemEvent, FileSystemEventHandler
     from watchdog.observers import Observer
 
-    class Handler(FileSystemEventHandler):  # type: ignore[misc]
+    class Handler(FileSystemEventHandler):
         def on_any_event(self, event: FileSystemEvent) -> None:
             if event.event_type in ("modified", "created", "moved", "deleted") and not event.is_directory:
                 watcher.on_change(str(getattr(event, "dest_path", "") or event.src_path))

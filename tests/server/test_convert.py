@@ -10,7 +10,14 @@ from server import convert
 from server.lint import LintMessage, parse_lint_output
 from server.settings import CONVERTER
 from sim.coverage import CoveragePoint, CoverageReport
-from sim.types import CoverageSummary, Message, MetricSummary, SimResult, Status, UncoveredPoint
+from sim.types import (
+    CoverageSummary,
+    Message,
+    MetricSummary,
+    SimResult,
+    Status,
+    UncoveredPoint,
+)
 
 LOG = """\
 %Warning-WIDTHTRUNC: /shadow/abc/w.sv:2:12: Operator ASSIGNW expects 2 bits on the Assign RHS, but ...

@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from server.project import find_project, find_testbench, modules_in, parse_filelist, proposal_path
+from server.project import (
+    find_project,
+    find_testbench,
+    modules_in,
+    parse_filelist,
+    proposal_path,
+)
 from server.settings import Settings
 from sim.errors import DesignError
 
@@ -97,7 +103,7 @@ def test_filelist(tmp_path: Path) -> None:
     assert project is not None
     assert (project.design.top, len(project.design.rtl)) == ("b", 2)
     settings.project.filelist = "missing.f"
-    with pytest.raises(OSError):
+    with pytest.raises(FileNotFoundError):
         find_project(tmp_path / "src" / "b.sv", [tmp_path], settings)
 
 

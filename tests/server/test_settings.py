@@ -6,7 +6,15 @@ from typing import Any
 
 import pytest
 
-from server.settings import CONVERTER, Settings, camel, merge, parse_settings, section_of, snake
+from server.settings import (
+    CONVERTER,
+    Settings,
+    camel,
+    merge,
+    parse_settings,
+    section_of,
+    snake,
+)
 
 
 def resolved(init: Any, pulled: Any) -> tuple[Settings, list[str]]:
