@@ -129,9 +129,13 @@ class _Bandit:
     def __init__(self, arms: Sequence[str]) -> None:
         self.weights = dict.fromkeys(arms, 1.0)
         """Arm -> weight."""
+        self.untried = list(arms)
+        """Arms not pulled yet: each is tried once before the weights decide."""
 
     def pick(self, rng: random.Random) -> str:
-        """A weighted random arm."""
+        """An untried arm, else a weighted random one."""
+        if self.untried:
+            return self.untried.pop(rng.randrange(len(self.untried)))
         arms = list(self.weights)
         return rng.choices(arms, weights=[self.weights[a] for a in arms])[0]
 
@@ -150,8 +154,9 @@ def first_segment(rng: random.Random, layout: Layout, hints: Hints, strategy: st
     corner = st.corner_segment(layout, hints)
     walk = st.walk_segment(layout)
     mixed = st.random_segment(rng, layout, 150, hints=hints, p_palette=0.4, p_hold=0.3)
-    steps = st.reset_steps(layout, 3) + corner.steps + walk.steps + mixed.steps
-    return Segment("reset, corner values, walking bits, mixed random", steps)
+    slow = st.slow_segment(rng, layout, hints, 40)
+    steps = st.reset_steps(layout, 3) + corner.steps + walk.steps + mixed.steps + slow.steps
+    return Segment("reset, corner values, walking bits, mixed random, slow serial", steps)
 
 
 def propose(rng: random.Random, arm: str, layout: Layout, hints: Hints, kept: Sequence[Segment],

@@ -32,7 +32,7 @@ pytestmark = [
 ]
 
 
-@pytest.mark.parametrize("name", ["forencich__uart_rx", "cvdp__spi_fsm"])
+@pytest.mark.parametrize("name", ["cvdp__fixed_priority_arbiter", "cvdp__spi_fsm"])
 def test_heuristic_beats_random_and_reproduces(name: str) -> None:
     design = load_design(SUITE / name)
     budget = Budget(25, time.monotonic() + 240)
