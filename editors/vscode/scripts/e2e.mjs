@@ -165,7 +165,16 @@ try {
   const report = await waitMarker((e, i) => i >= beforeReport && e.event === 'report', 'the coverage report', 30_000);
   await page.locator('.tab', { hasText: /Benchwright Coverage Report/ }).first().waitFor({ timeout: 30_000 });
   log(`report opened from the status bar (from server: ${report.fromServer}, ${report.chars} chars)`);
-  await page.waitForTimeout(1000);
+  // The markdown preview renders inside a webview iframe once the markdown extension is up.
+  let rendered = false;
+  for (let i = 0; i < 60 && !rendered; i++) {
+    for (const frame of page.frames()) {
+      const text = await frame.evaluate(() => document.body?.innerText ?? '').catch(() => '');
+      if (/traffic_light/.test(text) && /%/.test(text)) { rendered = true; break; }
+    }
+    if (!rendered) await page.waitForTimeout(500);
+  }
+  log(`report preview rendered: ${rendered}`);
   await shot(page, '1b-report');
   await page.keyboard.press(`${mod}+W`);
 

@@ -160,13 +160,13 @@ export class ServerManager implements vscode.Disposable {
       transport: TransportKind.stdio,
       options: { cwd: launch.cwd, env: launch.env },
     };
-    const fileEvents = vscode.workspace.createFileSystemWatcher('**/*.{v,vh,sv,svh,f,toml}');
     const clientOptions: LanguageClientOptions = {
       documentSelector: LANGUAGES.flatMap((language) => [{ scheme: 'file', language }, { scheme: 'untitled', language }]),
       outputChannel: out,
       traceOutputChannel: out,
       initializationOptions: currentSettings(folder),
-      synchronize: { configurationSection: CONFIG_SECTION, fileEvents },
+      // The server registers its own file watchers (workspace/didChangeWatchedFiles, dynamic).
+      synchronize: { configurationSection: CONFIG_SECTION },
       // No crash loop: on a crash say so once and offer Restart.
       errorHandler: {
         error: () => ({ action: ErrorAction.Continue }),
