@@ -18,7 +18,7 @@ from pathlib import Path
 
 from sim import coverage as cov
 from sim.cache import build_key, cache_root, locked
-from sim.commands import BuildSpec, simulation_run, verilator_build
+from sim.commands import BuildSpec, common_args, simulation_run, verilator_build
 from sim.errors import CoverageParseError
 from sim.guard import check_sv
 from sim.lcov import write_lcov
@@ -134,7 +134,18 @@ class BuiltTestbench:
 
     def run(self, files: Mapping[str, str] | None = None, plusargs: Sequence[str] = (), *,
             seed: int = 0, run_dir: Path | None = None, cancel: Cancel | None = None) -> SimResult:
-        """Run the binary in a fresh directory holding `files`; coverage restricted to the DUT."""
+        """Run the binary in a fresh directory holding `files`; coverage restricted to the DUT.
+
+        Unless a `run_dir` is given or `keep_runs` is set, the run directory is deleted
+        afterwards and the result's file paths are None (the parsed report stays in `report`).
+        """
+        result = self._run(files, plusargs, seed=seed, run_dir=run_dir, cancel=cancel)
+        if run_dir is None and not self.options.keep_runs:
+            result = replace(result, coverage_dat=None, lcov=None, run_dir=None)
+        return result
+
+    def _run(self, files: Mapping[str, str] | None, plusargs: Sequence[str], *,
+             seed: int, run_dir: Path | None, cancel: Cancel | None) -> SimResult:
         own_dir = run_dir is None
         work = Path(tempfile.mkdtemp(prefix="bw-run-")) if run_dir is None else run_dir
         work.mkdir(parents=True, exist_ok=True)
@@ -225,8 +236,56 @@ def observe(design: Design, dat: Path, metrics: Sequence[str], waivers: Path | N
                        scopes, notes)
 
 
+_LINE_MARK = re.compile(r'^`line\s+(\d+)\s+"((?:[^"\\]|\\.)*)"\s+\d+\s*$')
+"""A `line directive in `verilator -E` output: which file the following lines come from."""
+
+
+def preprocessed_guard(tool: Verilator, spec: BuildSpec, checked: Sequence[Path], cwd: Path,
+                       cancel: Cancel | None = None) -> SimResult | None:
+    """Guard the testbench text as the compiler will see it (macros expanded, `` pasted).
+
+    `check_sv` on the raw text cannot see a `$system` assembled by token pasting or a DPI
+    import whose "DPI-C" comes from a macro. This runs `verilator -E` over the build's
+    sources and checks the lines that came from the `checked` files. A preprocessing
+    failure is the same error the build would report, so it is returned as one.
+    """
+    log = cwd / "guard.log"
+    log.write_text("")
+    argv = [str(tool.verilator), "-E", *common_args(spec), *spec.extra_args, *(str(s) for s in spec.sources)]
+    (res,) = run_commands([argv], cwd=cwd, log_path=log, env=tool_env(tool),
+                          limits=Limits(timeout_s=120.0, memory_bytes=None, file_bytes=None), cancel=cancel)
+    text = log.read_bytes().decode("utf-8", "replace")
+    if not res.ok:
+        messages = tuple(parse_messages(text))
+        detail = next((f"{m.file}:{m.line}: {m.text}" for m in messages if m.severity == "error"),
+                      "Verilator could not preprocess the testbench")
+        return SimResult(status=Status.TIMEOUT if res.timed_out else Status.COMPILE_ERROR, messages=messages,
+                         log_tail=res.tail, detail=detail)
+    wanted = {str(p) for p in checked}
+    segments: dict[str, list[tuple[int, list[str]]]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        mark = _LINE_MARK.match(line)
+        if mark:
+            current = None
+            if mark.group(2) in wanted:
+                current = []
+                segments.setdefault(mark.group(2), []).append((int(mark.group(1)), current))
+        elif current is not None:
+            current.append(line)
+    violations = [Message(Path(name).name, first + v.line - 1, 0, "error", "BENCHWRIGHT-GUARD", v.text)
+                  for name, parts in segments.items() for first, lines in parts
+                  for v in check_sv("\n".join(lines))]
+    if not violations:
+        return None
+    first_v = violations[0]
+    return SimResult(status=Status.COMPILE_ERROR, messages=tuple(violations),
+                     detail=f"rejected before building (after preprocessing): {first_v.file}:{first_v.line}: {first_v.text}")
+
+
 def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options: SimOptions = SimOptions(),
-          generated: Mapping[str, str] | None = None, cancel: Cancel | None = None) -> BuiltTestbench | SimResult:
+          generated: Mapping[str, str] | None = None, cancel: Cancel | None = None,
+          guard: bool = False) -> BuiltTestbench | SimResult:
     """Build RTL + testbench files into a cached binary; a SimResult describes a failed build.
 
     Args:
@@ -236,6 +295,7 @@ def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options:
         options: build options.
         generated: extra files to create in the build dir, name -> text (placed after tb_files).
         cancel: optional Event-like object; set it to kill a running build.
+        guard: the testbench files are untrusted: check their preprocessed text before building.
     """
     tool = find_verilator(options.verilator_path)
     builds = _builds_dir(options)
@@ -258,6 +318,10 @@ def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options:
             bdir.mkdir(parents=True, exist_ok=True)
             for name, text in gen.items():
                 (bdir / name).write_text(text)
+            if guard:
+                rejected = preprocessed_guard(tool, spec, (*tb_files, *(bdir / n for n in gen)), bdir, cancel)
+                if rejected is not None:
+                    return replace(rejected, notes=notes)
             log = bdir / "build.log"
             log.write_text("")
             start = time.monotonic()
@@ -309,7 +373,8 @@ def build_sv(design: Design, tb_text: str, *, tb_name: str | None = None, option
     rejected = guard_result(tb_text, name)
     if rejected is not None:
         return rejected
-    return build(design, (), tb_top_name(tb_text), options=options, generated={name: tb_text}, cancel=cancel)
+    return build(design, (), tb_top_name(tb_text), options=options, generated={name: tb_text}, cancel=cancel,
+                 guard=True)
 
 
 def evaluate_sv(design: Design, tb_text: str, *, tb_name: str | None = None, options: SimOptions = SimOptions(),
@@ -330,7 +395,7 @@ def evaluate_files(design: Design, tb_files: Sequence[Path], top: str | None, *,
             rejected = guard_result(path.read_text(errors="replace"), str(path))
             if rejected is not None:
                 return rejected
-    built = build(design, tb_files, top, options=options, generated=generated, cancel=cancel)
+    built = build(design, tb_files, top, options=options, generated=generated, cancel=cancel, guard=check)
     if isinstance(built, SimResult):
         return built
     return built.run(run_dir=run_dir, cancel=cancel)
