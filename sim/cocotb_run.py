@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -23,6 +26,29 @@ from sim.types import Message, SimResult, Status
 
 COMPAT_DIR = Path(__file__).parent / "cocotb_compat"
 """sitecustomize aliases for cocotb 1.x human tests (never used for generated tests)."""
+
+SANDBOX_DIR = Path(__file__).parent / "cocotb_sandbox"
+"""sitecustomize with the audit-hook sandbox, first on PYTHONPATH for generated tests."""
+
+_GENERATED_NAME = re.compile(r"[A-Za-z_]\w*\.py|[A-Za-z0-9_][\w.-]*\.(?:txt|hex|mem|json|csv)")
+"""File names a generated test may use: flat Python modules and data files."""
+
+
+@functools.lru_cache(maxsize=1)
+def _installed_top_levels() -> frozenset[str]:
+    """Top-level modules of installed distributions (cocotb, pytest, ...) and our own packages."""
+    return frozenset({*importlib.metadata.packages_distributions(), "sitecustomize", "usercustomize",
+                      "sim", "agent", "server", "training", "benchwright"})
+
+
+def generated_name_error(name: str) -> str | None:
+    """Why a generated file name is refused (path escape, shadowing a module), or None."""
+    if not _GENERATED_NAME.fullmatch(name) or ".." in name:
+        return f"file name {name!r} is not allowed (use a plain `test_<name>.py` or a data file name)"
+    stem = name[:-3] if name.endswith(".py") else ""
+    if stem and (stem in sys.stdlib_module_names or stem in _installed_top_levels()):
+        return f"file name {name!r} would shadow the installed module {stem!r}"
+    return None
 
 
 def _driver(action: str, spec: dict[str, object], work: Path, env: dict[str, str], limits: Limits,
@@ -91,12 +117,16 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
         if isinstance(files, Mapping):
             for name, text in files.items():
                 if not trusted:
-                    violations = check_cocotb(text)
+                    bad_name = generated_name_error(name)
+                    if bad_name is not None:
+                        return SimResult(status=Status.COMPILE_ERROR, detail=f"rejected before running: {bad_name}",
+                                         messages=(Message(name, 0, 0, "error", "BENCHWRIGHT-GUARD", bad_name),))
+                    violations = check_cocotb(text) if name.endswith(".py") else []
                     if violations:
                         return SimResult(status=Status.COMPILE_ERROR, detail=f"rejected before running: {name}:{violations[0].line}: {violations[0].text}",
                                          messages=tuple(Message(name, v.line, 0, "error", "BENCHWRIGHT-GUARD", v.text) for v in violations))
                 (work / name).write_text(text)
-            pypath = [str(work)]
+            pypath = [str(work)] if trusted else [str(SANDBOX_DIR), str(work)]
         else:
             paths = list(files)
             pypath = list(dict.fromkeys(str(p.parent) for p in paths if p.suffix == ".py"))
@@ -105,6 +135,11 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
         if trusted:
             pypath.append(str(COMPAT_DIR))
         test_env = {"PYTHONPATH": os.pathsep.join([*pypath, env["PYTHONPATH"]])}
+        # cocotb's runner gives the simulator the driver's sys.path, so the run directory (and
+        # the sandbox's sitecustomize) go on the driver's PYTHONPATH too; the sandbox switches
+        # itself on only where BENCHWRIGHT_SANDBOX_ROOT is set, i.e. in the simulator (extra_env).
+        sim_env = dict(test_env) if trusted else \
+            {**test_env, "BENCHWRIGHT_SANDBOX_ROOT": str(work), "PYTHONDONTWRITEBYTECODE": "1"}
         log = work / "test.log"
         limits = Limits(timeout_s=options.run_timeout_s, memory_bytes=options.run_memory_bytes,
                         file_bytes=options.file_bytes, max_procs=None if trusted else 4096)
@@ -112,7 +147,7 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
         ok, run_s, tail, timed_out = _driver(
             "test",
             {"test_module": test_module, "toplevel": design.top, "build_dir": str(bdir / "sim_build"),
-             "test_dir": str(work), "extra_env": test_env, "log_file": str(log), "seed": seed},
+             "test_dir": str(work), "extra_env": sim_env, "log_file": str(log), "seed": seed},
             work, run_env, limits, log, cancel)
         base = SimResult(status=Status.OK, build_s=build_s, run_s=run_s, cached=cached, log_tail=tail,
                          extra={"tool": tool.version_text, "kind": "cocotb"})
@@ -129,6 +164,8 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
             return observed.apply(replace(base, status=Status.RUNTIME_ERROR,
                                           detail=f"{failed} of {summary.get('tests', '?')} cocotb tests failed"))
         keep = observed.apply(base)
+        if not options.keep_runs:  # the run directory is deleted below
+            keep = replace(keep, coverage_dat=None, lcov=None)
         return replace(keep, extra={**keep.extra, **summary})
     finally:
         if not options.keep_runs:

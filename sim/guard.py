@@ -13,6 +13,10 @@ from dataclasses import dataclass
 _FILE_TASKS = ("$fopen", "$dumpfile", "$readmemh", "$readmemb", "$writememh", "$writememb")
 """System tasks whose first argument names a file."""
 
+_READ_MODES = frozenset({"r", "rb"})
+"""`$fopen` modes that cannot create or change a file (no mode at all opens for writing)."""
+
+_SV_ESCAPES = {"n": "\n", "t": "\t", "v": "\v", "f": "\f", "a": "\a"}
 
 
 @dataclass(frozen=True)
@@ -53,9 +57,27 @@ def strip_comments(src: str) -> str:
     return "".join(out)
 
 
+def sv_unescape(text: str) -> str:
+    r"""The value of an SV string literal's body: `\\056` (octal), `\\x2e`, `\\n`, `\\\\` decoded."""
+
+    def one(m: re.Match[str]) -> str:
+        esc = m.group(1)
+        if esc[0] in "01234567":
+            return chr(int(esc, 8) & 0xFF)
+        if esc[0] == "x":
+            return chr(int(esc[1:], 16)) if len(esc) > 1 else "x"
+        return _SV_ESCAPES.get(esc, esc)
+
+    return re.sub(r"\\([0-7]{1,3}|x[0-9A-Fa-f]{0,2}|.)", one, text, flags=re.S)
+
+
 def _unsafe_path(path: str) -> bool:
-    """True for absolute paths, parent-directory escapes and home expansion."""
-    return path.startswith(("/", "~", "\\")) or ".." in re.split(r"[\\/]", path) or ":" in path[:3]
+    """True for absolute paths, parent-directory escapes and home expansion (after unescaping)."""
+    for form in {path, sv_unescape(path)}:
+        if form.startswith(("/", "~", "\\")) or ".." in re.split(r"[\\/]", form) or ":" in form[:3] \
+                or "\0" in form:
+            return True
+    return False
 
 
 def check_sv(src: str) -> list[Violation]:
@@ -67,18 +89,24 @@ def check_sv(src: str) -> list[Violation]:
         return code.count("\n", 0, pos) + 1
 
     # Calls are looked for with string contents blanked (`$display("$system")` is text).
-    bare = re.sub(r'"[^"\n]*"', lambda m: '"' + " " * (len(m.group(0)) - 2) + '"', code)
+    bare = re.sub(r'"(?:[^"\\\n]|\\.)*"', lambda m: '"' + " " * (len(m.group(0)) - 2) + '"', code)
     for m in re.finditer(r"\$system\b", bare):
         found.append(Violation(line_of(m.start()), "`$system` runs a shell command; not allowed in a testbench"))
     for m in re.finditer(r"\b(?:import|export)\s+\"DPI(?:-C)?\"", code):
         found.append(Violation(line_of(m.start()), "DPI imports/exports bind native code; not allowed in a testbench"))
-    for m in re.finditer(r"`include\s+\"([^\"]*)\"", code):
-        if _unsafe_path(m.group(1)):
-            found.append(Violation(line_of(m.start()), f"`include of {m.group(1)!r} reaches outside the design"))
+    for m in re.finditer(r"\$c(?:pure)?\s*\(", bare):
+        found.append(Violation(line_of(m.start()), "`$c` embeds C++ code; not allowed in a testbench"))
+    for m in re.finditer(r"`systemc_\w+", bare):
+        found.append(Violation(line_of(m.start()), f"`{m.group(0)[1:]}` embeds C++ code; not allowed in a testbench"))
+    for m in re.finditer(r"`include\b\s*(\"[^\"\n]*\"|<[^>\n]*>)?", code):
+        if m.group(1) is None:
+            found.append(Violation(line_of(m.start()), "`include needs a literal file name"))
+        elif _unsafe_path(m.group(1)[1:-1]):
+            found.append(Violation(line_of(m.start()), f"`include of {m.group(1)[1:-1]!r} reaches outside the design"))
     for task in _FILE_TASKS:
         for m in re.finditer(re.escape(task) + r"\s*\(\s*", code):
             rest = code[m.end() :]
-            lit = re.match(r"\"([^\"]*)\"", rest)
+            lit = re.match(r'"((?:[^"\\\n]|\\.)*)"', rest)
             if lit:
                 if _unsafe_path(lit.group(1)):
                     found.append(
@@ -86,8 +114,10 @@ def check_sv(src: str) -> list[Violation]:
                     )
             elif task in ("$fopen", "$dumpfile", "$writememh", "$writememb"):
                 # A computed file name could be anything; only a literal can be checked.
+                # `$fopen(name)` without a mode opens for writing, as does any mode but r/rb.
                 args = rest.split(")", 1)[0]
-                writes = task != "$fopen" or re.search(r",\s*\"[wa]", args) is not None
+                mode = re.search(r",\s*\"([^\"]*)\"\s*$", args)
+                writes = task != "$fopen" or mode is None or mode.group(1).strip() not in _READ_MODES
                 if writes:
                     found.append(
                         Violation(line_of(m.start()), f"{task} with a computed file name for writing; use a relative string literal")
@@ -104,8 +134,22 @@ _COCOTB_ALLOWED = frozenset(
 )
 """Top-level modules a generated cocotb test may import."""
 
-_COCOTB_BANNED_CALLS = frozenset({"open", "exec", "eval", "compile", "__import__", "breakpoint", "input"})
-"""Builtins a generated cocotb test may not call."""
+_COCOTB_BANNED_CALLS = frozenset({
+    "open", "exec", "eval", "compile", "__import__", "breakpoint", "input",
+    # Reflection reaches any module through an allowed one (`getattr(logging, "os")`).
+    "getattr", "setattr", "delattr", "vars", "globals", "locals", "attrgetter", "methodcaller",
+})
+"""Builtins (and operator helpers) a generated cocotb test may not call or even name."""
+
+_COCOTB_BANNED_ATTRS = frozenset({
+    "os", "sys", "subprocess", "socket", "shutil", "pathlib", "io", "builtins", "importlib", "ctypes",
+    "posix", "signal", "threading", "multiprocessing", "tempfile", "glob", "codecs", "pty", "modules",
+    "system", "popen", "fork", "forkpty", "spawn", "import_module", "load_module",
+})
+"""Attributes that lead from an allowed module to the OS (`logging.os`, `typing.sys.modules`)."""
+
+_COCOTB_PRIVATE_OK = frozenset({"_log", "_name", "_path", "_def_name", "_def_file"})
+"""Underscore attributes of cocotb handles that tests use (`dut._log.info`)."""
 
 
 def check_cocotb(src: str) -> list[Violation]:
@@ -123,8 +167,14 @@ def check_cocotb(src: str) -> list[Violation]:
             for name in names:
                 if name.split(".")[0] not in _COCOTB_ALLOWED:
                     found.append(Violation(node.lineno, f"import of {name!r} is not allowed in a generated test"))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _COCOTB_BANNED_CALLS:
-            found.append(Violation(node.lineno, f"call to {node.func.id}() is not allowed in a generated test"))
+        elif isinstance(node, ast.Name) and node.id in _COCOTB_BANNED_CALLS:
+            found.append(Violation(node.lineno, f"call to {node.id}() is not allowed in a generated test"))
         elif isinstance(node, ast.Attribute) and node.attr.startswith("__") and node.attr.endswith("__"):
             found.append(Violation(node.lineno, f"dunder attribute access {node.attr!r} is not allowed"))
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and node.attr not in _COCOTB_PRIVATE_OK:
+            # `random._os`, `subprocess._posixsubprocess`, `dataclasses._create_fn` (exec).
+            found.append(Violation(node.lineno, f"private attribute access {node.attr!r} is not allowed"))
+        elif isinstance(node, ast.Attribute) and (node.attr in _COCOTB_BANNED_ATTRS or node.attr in _COCOTB_BANNED_CALLS
+                                                  or node.attr.startswith(("exec", "spawn"))):
+            found.append(Violation(node.lineno, f"attribute {node.attr!r} reaches the OS; not allowed in a generated test"))
     return sorted(found, key=lambda v: v.line)

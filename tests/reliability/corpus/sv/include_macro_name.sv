@@ -1,0 +1,8 @@
+// expect: rejected literal file name
+`define SECRET "/etc/hostname"
+`include `SECRET
+module tb_counter;
+  logic clk = 0, rst_n = 0, en = 1; logic [3:0] q;
+  counter dut (.*);
+  initial $finish;
+endmodule

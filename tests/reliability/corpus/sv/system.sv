@@ -1,0 +1,6 @@
+// expect: rejected $system
+module tb_counter;
+  logic clk = 0, rst_n = 0, en = 1; logic [3:0] q;
+  counter dut (.*);
+  initial begin $system("touch @SENTINEL@"); $finish; end
+endmodule
