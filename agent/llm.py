@@ -146,8 +146,6 @@ class LLMPolicy:
                                            temperature=self.temperature, seed=seed,
                                            top=state.design.top)
         usage = {"backend": self.backend.name, **completion.usage()}
-        if budget.left_s() <= 0:
-            logger.info("completion finished past the episode deadline (%.1f s)", completion.seconds)
         base = Proposal(testbench="", filename=f"tb_{state.design.top}.sv",
                         response=completion.text, messages=tuple(dict(m) for m in messages),
                         usage=usage)

@@ -15,6 +15,7 @@ from agent.grammar import make_grammar
 from agent.llm import (
     ChatMessages,
     Completion,
+    LLMError,
     MissingExtraError,
     ModelFileError,
     completion_from_openai,
@@ -58,6 +59,31 @@ def check_gguf_file(path: Path) -> None:
         raise ModelFileError(f"cannot read model file {path}: {exc.strerror}") from exc
     if magic != GGUF_MAGIC:
         raise ModelFileError(f"not a valid GGUF model: {path} (file does not start with 'GGUF')")
+
+
+def max_tokens_guard(max_tokens: int, eos_token: int) -> Any:
+    """A logits processor that forces end-of-sequence once `max_tokens` tokens are out.
+
+    llama-cpp-python 0.3.36 skips its own max_tokens check while the text ends in an
+    incomplete UTF-8 sequence, so a model that keeps emitting such byte tokens (random
+    weights under greedy decoding do) generates until the context is full and then fails
+    in llama_decode. `create_chat_completion` takes no stopping criteria, so this guard
+    works on the logits instead; it never fires while the library's own check works.
+    """
+    import numpy as np
+    from llama_cpp.llama import LogitsProcessorList
+
+    calls = [0]
+
+    def guard(input_ids: Any, scores: Any) -> Any:
+        calls[0] += 1
+        if calls[0] <= max_tokens:
+            return scores
+        forced = np.full_like(scores, -np.inf)
+        forced[eos_token] = 0.0
+        return forced
+
+    return LogitsProcessorList([guard])
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
@@ -141,7 +167,7 @@ class LlamaBackend:
         """
         budget = self.n_ctx - max_tokens - SAFETY_TOKENS
         if budget < 512:
-            raise ModelFileError(
+            raise LLMError(
                 f"n_ctx={self.n_ctx} leaves {budget} prompt tokens with max_tokens={max_tokens}; "
                 f"raise n_ctx or lower max_tokens")
         design = state.design
@@ -162,7 +188,7 @@ class LlamaBackend:
                 else:
                     fitted = replace(fitted, max_rtl_chars=max(200, int(fitted.max_rtl_chars * ratio * 0.9)))
             else:
-                raise ModelFileError(f"cannot fit the design context of {design.name} in n_ctx={self.n_ctx}")
+                raise LLMError(f"cannot fit the design context of {design.name} in n_ctx={self.n_ctx}")
             if fitted != limits:
                 logger.warning("design %s: RTL/spec context truncated to %d/%d chars to fit n_ctx=%d",
                                design.name, fitted.max_rtl_chars, fitted.max_spec_chars, self.n_ctx)
@@ -178,7 +204,7 @@ class LlamaBackend:
                 max_uncovered=max(3, fitted.max_uncovered * 2 // 3),
                 max_errors=max(3, fitted.max_errors * 2 // 3),
                 max_log_lines=max(5, fitted.max_log_lines * 2 // 3))
-        raise ModelFileError(f"cannot fit the round prompt of {design.name} in n_ctx={self.n_ctx}")
+        raise LLMError(f"cannot fit the round prompt of {design.name} in n_ctx={self.n_ctx}")
 
     def complete(self, messages: ChatMessages, *, max_tokens: int, temperature: float,
                  seed: int | None, top: str) -> Completion:
@@ -191,11 +217,18 @@ class LlamaBackend:
         llama_cpp = import_llama_cpp()
         llama_cpp.llama_perf_context_reset(llm.ctx)
         t0 = time.monotonic()
-        data = llm.create_chat_completion(
-            messages=[dict(m) for m in messages], max_tokens=max_tokens,
-            temperature=temperature, seed=seed, grammar=grammar)
+        try:
+            data = llm.create_chat_completion(
+                messages=[dict(m) for m in messages], max_tokens=max_tokens,
+                temperature=temperature, seed=seed, grammar=grammar,
+                logits_processor=max_tokens_guard(max_tokens, llm.token_eos()))
+        except RuntimeError as exc:  # llama_decode failures: out of KV slots, backend errors
+            llm.reset()
+            raise LLMError(f"llama.cpp failed on {self.model_path.name}: {exc}") from exc
         seconds = time.monotonic() - t0
         completion = completion_from_openai(data, seconds)
+        if completion.completion_tokens >= max_tokens:
+            completion = replace(completion, finish_reason="length")  # the guard ends in "stop"
         prompt = llm.input_ids[: completion.prompt_tokens].tolist()
         reused = common_prefix(previous, prompt)
         if reused == len(prompt) and reused:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agent.grammar import grammar_text, make_grammar
-from agent.llm import LlamaPolicy, MissingExtraError, ModelFileError
+from agent.llm import LlamaPolicy, LLMError, MissingExtraError, ModelFileError
 from agent.parse import format_response, parse_response
 from agent.policy import Budget, State, get_policy
 from agent.prompting import render_context
@@ -178,7 +178,7 @@ def test_long_rtl_is_truncated_to_fit_context(tiny_gguf: Path, counter_design: D
 def test_context_too_small_for_max_tokens(tiny_gguf: Path, counter_design: Design) -> None:
     p = LlamaPolicy(tiny_gguf, n_ctx=512, n_threads=1, max_tokens=256)
     try:
-        with pytest.raises(ModelFileError, match="raise n_ctx or lower max_tokens"):
+        with pytest.raises(LLMError, match="raise n_ctx or lower max_tokens"):
             p.propose(State(counter_design), budget())
     finally:
         p.close()
@@ -215,3 +215,25 @@ def test_missing_extra_names_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
     with pytest.raises(MissingExtraError, match=r"pip install \.\[llama\]"):
         LlamaPolicy(tmp_path / "m.gguf")
+
+
+def test_max_tokens_holds_on_incomplete_utf8(policy: Any) -> None:
+    """llama-cpp-python skips max_tokens while the text ends mid UTF-8; our guard does not."""
+    import numpy as np
+
+    from agent.backends.llama_backend import max_tokens_guard
+
+    llm = policy.backend.llm
+    lead = next(t for t in range(llm.n_vocab()) if llm.detokenize([t]) == b"\xe0")
+
+    def force_lead_byte(input_ids: Any, scores: Any) -> Any:
+        out = np.full_like(scores, -1e9)
+        out[lead] = 0.0
+        return out
+
+    data = llm.create_chat_completion(
+        [{"role": "user", "content": "x"}], max_tokens=16, temperature=0.0,
+        logits_processor=[force_lead_byte, *max_tokens_guard(16, llm.token_eos())])
+    # 16 tokens, then the forced end-of-sequence (without the guard: llama_decode fails
+    # once the context is full)
+    assert data["usage"]["completion_tokens"] == 16
