@@ -21,6 +21,13 @@ CS_DIR=${BENCHWRIGHT_CODE_SERVER_DIR:-$HOME/.cache/benchwright/code-server}
 START=$(date +%s)
 step() { printf '\n== [test_extension +%ss] %s\n' "$(( $(date +%s) - START ))" "$*"; }
 skip() { echo "SKIP: $1: missing $2"; }
+FAILED=()
+# Run a test step; remember a failure and go on, so one run reports every broken layer.
+check() { local name=$1; shift; if ! "$@"; then echo "FAILED: $name"; FAILED+=("$name"); fi; }
+finish() {
+  if (( ${#FAILED[@]} )); then echo; echo "test_extension: FAILED: ${FAILED[*]}"; exit 1; fi
+  step "all extension tests passed"; exit 0
+}
 
 # -- prerequisites for everything: node 20 + npm ---------------------------------------
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
@@ -57,7 +64,7 @@ step "type check (tsc --strict)"
 npx tsc -p . --noEmit
 
 step "unit tests (vitest, mocked vscode)"
-npx vitest run --dir test/unit
+check "unit tests" npx vitest run --dir test/unit
 
 step "bundle (esbuild) and package (vsce)"
 VERSION=$(node -p 'require("./package.json").version')
@@ -84,12 +91,12 @@ if [[ ! -x "$PYTHON" ]] || ! "$PYTHON" -c 'import server.__main__, sim' 2>/dev/n
   exit 1
 fi
 mkdir -p "$ARTIFACTS"
-BENCHWRIGHT_PYTHON="$PYTHON" BENCHWRIGHT_CONTRACT_LOG="$ARTIFACTS/contract-server.log" npx vitest run --dir test/contract
+check "contract test" env BENCHWRIGHT_PYTHON="$PYTHON" BENCHWRIGHT_CONTRACT_LOG="$ARTIFACTS/contract-server.log" npx vitest run --dir test/contract
 
 step "end to end: code-server 4.100.3 + headless Chromium"
 if [[ ${BENCHWRIGHT_E2E:-1} == 0 ]]; then
   echo "SKIP: e2e: BENCHWRIGHT_E2E=0 was set"
-  exit 0
+  finish
 fi
 missing_apt=()
 command -v chromium >/dev/null || missing_apt+=(chromium)
@@ -103,16 +110,16 @@ if (( ${#missing_apt[@]} )); then
       || { $SUDO apt-get update >/dev/null 2>&1 && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing_apt[@]}" >/dev/null 2>&1; } || true
   fi
 fi
-command -v chromium >/dev/null || { skip e2e "chromium (apt-get install chromium)"; exit 0; }
-[[ -f /usr/include/gssapi/gssapi.h ]] || { skip e2e "libkrb5-dev (gssapi/gssapi.h, needed to build code-server's kerberos module)"; exit 0; }
-command -v rg >/dev/null || { skip e2e "ripgrep (apt-get install ripgrep; code-server's @vscode/ripgrep cannot download it)"; exit 0; }
-[[ -d /usr/include/node ]] || { skip e2e "Node headers in /usr/include/node (they ship with the NodeSource nodejs 20 package; node-gyp must build code-server's native modules offline)"; exit 0; }
+command -v chromium >/dev/null || { skip e2e "chromium (apt-get install chromium)"; finish; }
+[[ -f /usr/include/gssapi/gssapi.h ]] || { skip e2e "libkrb5-dev (gssapi/gssapi.h, needed to build code-server's kerberos module)"; finish; }
+command -v rg >/dev/null || { skip e2e "ripgrep (apt-get install ripgrep; code-server's @vscode/ripgrep cannot download it)"; finish; }
+[[ -d /usr/include/node ]] || { skip e2e "Node headers in /usr/include/node (they ship with the NodeSource nodejs 20 package; node-gyp must build code-server's native modules offline)"; finish; }
 if ! CS_ENTRY=$(bash "$EXT/scripts/install-code-server.sh" "$CS_DIR" | tail -1) || [[ ! -f $CS_ENTRY ]]; then
   skip e2e "code-server 4.100.3 (npm install into $CS_DIR failed; see the output above)"
-  exit 0
+  finish
 fi
 E2E_START=$(date +%s)
-node "$EXT/scripts/e2e.mjs" --code-server "$CS_ENTRY" --vsix "$VSIX" --python "$PYTHON" \
+check "e2e" node "$EXT/scripts/e2e.mjs" --code-server "$CS_ENTRY" --vsix "$VSIX" --python "$PYTHON" \
   --chromium "$(command -v chromium)" --artifacts "$ARTIFACTS"
 echo "e2e took $(( $(date +%s) - E2E_START )) s; artifacts in $ARTIFACTS"
-step "all extension tests passed"
+finish

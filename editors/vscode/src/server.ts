@@ -3,7 +3,6 @@
  * A preflight probe turns "cannot start" into one message with the fix; `maxRestartCount: 0`
  * style behaviour (no crash loop) with a Restart command instead.
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
@@ -24,7 +23,7 @@ import {
 } from 'vscode-languageclient/node';
 import { CONFIG_SECTION, LANGUAGES, MARKER_ENV, Notifications, SERVER_NAME } from './common/constants';
 import { buildServerLaunch, describeLaunch, type ServerLaunch } from './common/launch';
-import { formatProblem, interpretPreflight, PREFLIGHT_CODE, type PreflightVerdict } from './common/preflight';
+import { formatProblem, type PreflightVerdict, runPreflight } from './common/preflight';
 import { buildSettings, resolveDeep, type VariableContext } from './common/settings';
 import type { CoverageParams, StatusParams } from './common/types';
 import { validateCoverageParams } from './common/coverageModel';
@@ -84,26 +83,6 @@ export function currentLaunch(): ServerLaunch {
         return false;
       }
     },
-  });
-}
-
-/** Run the preflight probe with the launch's Python. */
-export function runPreflight(launch: ServerLaunch, verilatorPath: string): Promise<PreflightVerdict> {
-  return new Promise((resolve) => {
-    let stdout = '';
-    let stderr = '';
-    let settled = false;
-    const done = (outcome: Parameters<typeof interpretPreflight>[1]): void => {
-      if (settled) return;
-      settled = true;
-      resolve(interpretPreflight(launch.command, outcome));
-    };
-    const child = spawn(launch.command, ['-c', PREFLIGHT_CODE, verilatorPath], { cwd: launch.cwd, env: launch.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const timer = setTimeout(() => { child.kill(); }, 60_000);
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    child.on('error', (err: NodeJS.ErrnoException) => { clearTimeout(timer); done({ spawnError: err.code ?? err.message, exitCode: null, stdout, stderr }); });
-    child.on('close', (code) => { clearTimeout(timer); done({ exitCode: code, stdout, stderr }); });
   });
 }
 

@@ -4,6 +4,9 @@
  * fix instead of a crashed language client. The interpretation is pure and unit-tested.
  */
 
+import { spawn } from 'node:child_process';
+import type { ServerLaunch } from './launch';
+
 /** Python source of the probe: prints one JSON object on stdout. argv[1] = verilator path setting. */
 export const PREFLIGHT_CODE = [
   'import importlib.util, json, sys',
@@ -112,4 +115,24 @@ export function interpretPreflight(python: string, outcome: PreflightOutcome): P
 /** One line for a pop-up / the log. */
 export function formatProblem(p: Problem): string {
   return `${p.message} Fix: ${p.fix}`;
+}
+
+/** Run the probe with the launch's Python (same cwd and env as the server) and interpret it. */
+export function runPreflight(launch: Pick<ServerLaunch, 'command' | 'cwd' | 'env'>, verilatorPath: string, timeoutMs = 60_000): Promise<PreflightVerdict> {
+  return new Promise((resolve) => {
+    let stdout = '';
+    let stderr = '';
+    let settled = false;
+    const done = (outcome: PreflightOutcome): void => {
+      if (settled) return;
+      settled = true;
+      resolve(interpretPreflight(launch.command, outcome));
+    };
+    const child = spawn(launch.command, ['-c', PREFLIGHT_CODE, verilatorPath], { cwd: launch.cwd, env: launch.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const timer = setTimeout(() => { child.kill(); }, timeoutMs);
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.on('error', (err: NodeJS.ErrnoException) => { clearTimeout(timer); done({ spawnError: err.code ?? err.message, exitCode: null, stdout, stderr }); });
+    child.on('close', (code) => { clearTimeout(timer); done({ exitCode: code, stdout, stderr }); });
+  });
 }

