@@ -32,9 +32,27 @@ def compare_markdown(results: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _bench(jobs: list[Any], out: Path, workers: int, policy: str) -> dict[str, Any]:
+    """agent.bench.run_bench's output, with the jobs fanned out by training.fanout.
+
+    Spawned workers, not forked ones: this process may already hold torch and llama.cpp
+    threads, and a fork of it deadlocks.
+    """
+    from agent.bench import markdown_table, run_job, summarize, write_plot
+    from training.fanout import fan_out
+
+    t0 = time.monotonic()
+    rows = fan_out(run_job, jobs, workers=workers)
+    bench = {"summary": summarize(rows, time.monotonic() - t0), "designs": rows, "policy": policy}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench.json").write_text(json.dumps(bench, indent=1), encoding="utf-8")
+    (out / "bench.md").write_text(markdown_table(bench, policy), encoding="utf-8")
+    write_plot(rows, out / "bench.png", policy)
+    return bench
+
+
 def run_eval(cfg: Any, run_dir: Path, gguf: Path | None, out_dir: Path | None = None) -> dict[str, Any]:
     """Bench every configured policy on `run_dir/data/heldout`; write comparison.json/.md."""
-    from agent.bench import run_bench
     from sim.suite import load_suite
     from training.meta import write_dir_meta
 
@@ -52,7 +70,7 @@ def run_eval(cfg: Any, run_dir: Path, gguf: Path | None, out_dir: Path | None = 
             policy = "llama"
         else:
             options, policy = {"seed": 0}, name
-        results[name] = run_bench(bench_jobs(designs, policy, options, ev, out / name), out / name, workers=ev.jobs)
+        results[name] = _bench(bench_jobs(designs, policy, options, ev, out / name), out / name, ev.jobs, policy)
     table = compare_markdown(results)
     out.mkdir(parents=True, exist_ok=True)
     (out / "comparison.md").write_text(table, encoding="utf-8")

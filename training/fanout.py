@@ -39,8 +39,15 @@ def fan_out(fn: Callable[[T], R], items: Sequence[T], *, workers: int = 1, ray_a
         return [fn(x) for x in items]
     # spawn, not fork: the parent may hold torch / llama.cpp threads that a fork would copy.
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(items)), mp_context=ctx) as pool:
-        return list(pool.map(fn, items))
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(items)), mp_context=ctx)
+    try:
+        results = list(pool.map(fn, items))
+    except BaseException:
+        # Do not wait for the queued jobs of a stage that has already failed.
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return results
 
 
 def _ray_map(fn: Callable[[T], R], items: Sequence[T], address: str, workers: int) -> list[R]:

@@ -1,7 +1,8 @@
 """Worst-state-prioritized sampling (LLM4Cov stage 1/2): which student states get a fix.
 
 Per design, from all states the student visited, keep at most:
-  * one failing state (compile or run failure), drawn with the seed when there are several;
+  * one failing state (compile or run failure, or an unparseable reply), drawn with the seed
+    when there are several;
   * the lowest-coverage passing state below 100 %;
   * the median passing state, only when it is more than `margin` points above that worst one.
 Pure and seeded: the same states and seed give the same picks.
@@ -29,6 +30,8 @@ class SampledState:
     """Simulator status (`ok` passes; anything else is a failing state)."""
     overall: float
     """Overall coverage (0 for failures)."""
+    format_error: str = ""
+    """Parser message when the reply had no usable testbench (status `format_error`)."""
 
     @property
     def passing(self) -> bool:

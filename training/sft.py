@@ -15,12 +15,14 @@ merges it and saves the merged model; both directories get a `meta.json`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
 import shutil
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +113,18 @@ def memory_estimate(model_cfg: dict[str, Any], sft: Any, n_params: float, seq_le
     return {k: round(v, 3) for k, v in out.items()}
 
 
+@contextlib.contextmanager
+def _quiet_upstream() -> Iterator[None]:
+    """Silence one known upstream deprecation.
+
+    peft 0.21 reads transformers 5's deprecated `is_gradient_checkpointing`
+    (FutureWarning "... use `is_activation_checkpointing`").
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)
+        yield
+
+
 QWEN3_4B_CONFIG = {"hidden_size": 2560, "num_hidden_layers": 36, "num_attention_heads": 32,
                    "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936,
                    "intermediate_size": 9728}
@@ -180,7 +194,8 @@ def train_stage(base_dir: Path, data_paths: Sequence[Path], out_dir: Path, sft: 
     lora_cfg = LoraConfig(r=sft.lora_r, lora_alpha=sft.lora_alpha, lora_dropout=sft.lora_dropout,
                           target_modules=list(sft.target_modules), task_type="CAUSAL_LM",
                           modules_to_save=list(sft.modules_to_save) or None)
-    model = get_peft_model(model, lora_cfg)
+    with _quiet_upstream():
+        model = get_peft_model(model, lora_cfg)
     trainable = [p for p in model.parameters() if p.requires_grad]
     n_trainable = sum(p.numel() for p in trainable)
     n_total = sum(p.numel() for p in model.parameters())
@@ -231,8 +246,9 @@ def train_stage(base_dir: Path, data_paths: Sequence[Path], out_dir: Path, sft: 
               "modules_to_save": list(sft.modules_to_save)},
     )
     if accelerator.is_main_process:
-        unwrapped.save_pretrained(adapter_dir)
-        merged = unwrapped.merge_and_unload()
+        with _quiet_upstream():
+            unwrapped.save_pretrained(adapter_dir)
+            merged = unwrapped.merge_and_unload()
         if sft.bf16:
             merged = merged.to(torch.bfloat16)
         if merged_dir.exists():

@@ -75,7 +75,7 @@ class FixJob:
     state_key: str
     """Key of the sampled state."""
     testbench: str
-    """x_t of the state (re-simulated to recover o_t)."""
+    """x_t of the state (re-simulated to recover o_t); '' for a format-error state."""
     policy: PolicySpec
     """Transition model (teacher in stage 1, student in stage 2)."""
     samples: int
@@ -88,6 +88,8 @@ class FixJob:
     """Target (100: a state already at its design's target still gets a fix)."""
     limits: Any = None
     """agent.prompting.PromptLimits for rendering non-LLM prompts (None: the defaults)."""
+    format_error: str = ""
+    """For a format-error state: the parser's message the next prompt carries."""
 
 
 def _make_policy(spec: PolicySpec) -> Any:
@@ -103,7 +105,8 @@ def _close(policy: Any) -> None:
 
 
 def episode_candidates(design: Any, policy: Any, config: Any, key: str,
-                       initial: tuple[str, Any] | None = None, limits: Any = None) -> list[dict[str, Any]]:
+                       initial: tuple[str, Any] | None = None, limits: Any = None,
+                       format_error: str | None = None) -> list[dict[str, Any]]:
     """Run one episode and return every step as a candidate transition (plain data).
 
     The prompt of each step is rebuilt from the state the loop showed the policy (the
@@ -117,7 +120,7 @@ def episode_candidates(design: Any, policy: Any, config: Any, key: str,
 
     limits = limits or DEFAULT_LIMITS
     prev_tb, prev_res = initial if initial is not None else (None, None)
-    prev_fmt: str | None = None
+    prev_fmt: str | None = format_error or None
     out: list[dict[str, Any]] = []
 
     def on_step(rec: Any, ep: Any) -> None:
@@ -134,7 +137,7 @@ def episode_candidates(design: Any, policy: Any, config: Any, key: str,
             "design": design.name, "key": f"{design.name}/{key}/t{rec.step}", "step": rec.step,
             "prev": _prev_json(prev_res),
             "new": _obs_json(rec.observation), "messages": messages, "assistant": assistant,
-            "testbench": tb, "state_testbench": prev_tb,
+            "testbench": tb, "state_testbench": prev_tb, "format_error": rec.format_error or "",
         })
         prev_fmt = rec.format_error or (None if rec.testbench.strip() else "the response contained no testbench")
         if rec.accepted:
@@ -179,9 +182,17 @@ def student_rollout(job: EpisodeJob) -> list[dict[str, Any]]:
     """Worker: one student episode -> the states it visited (testbench + status + overall)."""
     cands = teacher_episode(job)
     out: list[dict[str, Any]] = [c for c in cands if "error" in c]
-    out += [{"design": c["design"], "key": c["key"], "testbench": c["testbench"],
-             "status": c["new"]["status"], "overall": c["new"]["overall"]}
-            for c in cands if "error" not in c and c["testbench"].strip() and c["new"] is not None]
+    for c in cands:
+        if "error" in c:
+            continue
+        if c["testbench"].strip() and c["new"] is not None:
+            out.append({"design": c["design"], "key": c["key"], "testbench": c["testbench"],
+                        "status": c["new"]["status"], "overall": c["new"]["overall"]})
+        elif c["format_error"]:
+            # An unparseable reply is a failing state too: the state the student is in is
+            # "my last reply had the wrong shape", and the fix teaches it the shape.
+            out.append({"design": c["design"], "key": c["key"], "testbench": "", "status": "format_error",
+                        "overall": 0.0, "format_error": c["format_error"]})
     return out
 
 
@@ -192,7 +203,9 @@ def fix_state(job: FixJob) -> list[dict[str, Any]]:
     from sim.suite import load_design
 
     design = load_design(Path(job.design_dir))
-    result = evaluate_sv(design, job.testbench, tb_name=f"tb_{design.top}.sv")
+    initial = None
+    if job.testbench.strip():
+        initial = (job.testbench, evaluate_sv(design, job.testbench, tb_name=f"tb_{design.top}.sv"))
     out: list[dict[str, Any]] = []
     base_seed = int(job.policy.options.get("seed", 0))
     for k in range(job.samples):
@@ -201,7 +214,7 @@ def fix_state(job: FixJob) -> list[dict[str, Any]]:
                           wall_time_s=job.wall_time_s)
         try:
             out += episode_candidates(design, policy, cfg, f"{job.state_key.split('/', 1)[-1]}/fix{k}",
-                                      initial=(job.testbench, result), limits=job.limits)
+                                      initial=initial, limits=job.limits, format_error=job.format_error)
         finally:
             _close(policy)
     return out
@@ -304,7 +317,7 @@ def run_stage0(cfg: Any, run_dir: Path, *, workers: int, ray: str = "") -> dict[
     report = write_curated(raw, out, "stage0", st.min_gain, st.floor)
     report["seconds"] = round(time.monotonic() - t0, 1)
     report["teacher"] = {"name": spec.name, "options": spec.options}
-    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    (out / "report.json").write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
     write_dir_meta(out, "stage0", config=_cfg(cfg), inputs=[run_dir / "data" / "designs.json"], report=report)
     return report
 
@@ -341,7 +354,7 @@ def run_sample(cfg: Any, run_dir: Path, stage: int, gguf: Path, *, workers: int,
         "mean_overall_passing": round(sum(s.overall for s in states if s.passing) / max(1, sum(s.passing for s in states)), 2),
         "seconds": round(time.monotonic() - t0, 1),
     }
-    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    (out / "report.json").write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
     write_dir_meta(out, f"sample{stage}", config=_cfg(cfg), inputs=[gguf], report=report)
     return report
 
@@ -357,14 +370,15 @@ def run_synth(cfg: Any, run_dir: Path, stage: int, policy: PolicySpec, *, worker
     sel_path = run_dir / f"sample{stage}" / "selected.jsonl"
     selected = [json.loads(line) for line in sel_path.read_text(encoding="utf-8").splitlines() if line.strip()]
     jobs = [FixJob(roots[s["design"]], s["key"], s["testbench"], policy.with_seed(st.seed), st.samples,
-                   st.max_sim_calls, st.wall_time_s, st.target, cfg.prompt.limits())
+                   st.max_sim_calls, st.wall_time_s, st.target, cfg.prompt.limits(), s.get("format_error", ""))
             for s in selected if s["design"] in roots]
     raw = [c for part in fan_out(fix_state, jobs, workers=workers, ray_address=ray) for c in part]
     out = run_dir / f"stage{stage}"
     report = write_curated(raw, out, f"stage{stage}", st.min_gain, st.floor)
     report.update(seconds=round(time.monotonic() - t0, 1), states=len(jobs),
-                  policy={"name": policy.name, "options": policy.options})
-    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+                  policy={"name": policy.name, "options": {k: v if isinstance(v, str | int | float | None) else repr(v)
+                                                           for k, v in policy.options.items()}})
+    (out / "report.json").write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
     write_dir_meta(out, f"stage{stage}", config=_cfg(cfg), inputs=[sel_path], report=report)
     return report
 
