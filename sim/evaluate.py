@@ -315,6 +315,10 @@ def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options:
         with locked(builds / "locks" / f"{key}.lock"):
             if (bdir / "ok").is_file() and exe.is_file():
                 return BuiltTestbench(design, options, exe, bdir, metrics, tool, 0.0, True, notes, tuple(cmds[0]))
+            # A build that was killed (cancelled, timed out) leaves half-written objects
+            # that make would trust; always start an unfinished key from scratch
+            # (ccache makes the redo cheap).
+            shutil.rmtree(bdir / "obj", ignore_errors=True)
             bdir.mkdir(parents=True, exist_ok=True)
             for name, text in gen.items():
                 (bdir / name).write_text(text)
