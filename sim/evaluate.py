@@ -241,7 +241,7 @@ _LINE_MARK = re.compile(r'^`line\s+(\d+)\s+"((?:[^"\\]|\\.)*)"\s+\d+\s*$')
 
 
 def preprocessed_guard(tool: Verilator, spec: BuildSpec, checked: Sequence[Path], cwd: Path,
-                       cancel: Cancel | None = None) -> SimResult | None:
+                       cancel: Cancel | None = None, timeout_s: float = 120.0) -> SimResult | None:
     """Guard the testbench text as the compiler will see it (macros expanded, `` pasted).
 
     `check_sv` on the raw text cannot see a `$system` assembled by token pasting or a DPI
@@ -253,12 +253,14 @@ def preprocessed_guard(tool: Verilator, spec: BuildSpec, checked: Sequence[Path]
     log.write_text("")
     argv = [str(tool.verilator), "-E", *common_args(spec), *spec.extra_args, *(str(s) for s in spec.sources)]
     (res,) = run_commands([argv], cwd=cwd, log_path=log, env=tool_env(tool),
-                          limits=Limits(timeout_s=120.0, memory_bytes=None, file_bytes=None), cancel=cancel)
+                          limits=Limits(timeout_s=timeout_s, memory_bytes=None, file_bytes=None), cancel=cancel)
     text = log.read_bytes().decode("utf-8", "replace")
     if not res.ok:
         messages = tuple(parse_messages(text))
         detail = next((f"{m.file}:{m.line}: {m.text}" for m in messages if m.severity == "error"),
                       "Verilator could not preprocess the testbench")
+        if res.timed_out:
+            detail = f"preprocessing the testbench did not finish within {timeout_s:g} s"
         return SimResult(status=Status.TIMEOUT if res.timed_out else Status.COMPILE_ERROR, messages=messages,
                          log_tail=res.tail, detail=detail)
     wanted = {str(p) for p in checked}
@@ -323,7 +325,8 @@ def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options:
             for name, text in gen.items():
                 (bdir / name).write_text(text)
             if guard:
-                rejected = preprocessed_guard(tool, spec, (*tb_files, *(bdir / n for n in gen)), bdir, cancel)
+                rejected = preprocessed_guard(tool, spec, (*tb_files, *(bdir / n for n in gen)), bdir, cancel,
+                                              min(120.0, options.build_timeout_s))
                 if rejected is not None:
                     return replace(rejected, notes=notes)
             log = bdir / "build.log"

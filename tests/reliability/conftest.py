@@ -128,6 +128,16 @@ def processes_matching(marker: str) -> list[tuple[int, str]]:
     return found
 
 
+def lingering(marker: str, timeout_s: float = 3.0) -> list[tuple[int, str]]:
+    """Processes matching `marker` still alive after `timeout_s` (SIGKILL is delivered asynchronously)."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while (found := processes_matching(marker)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
+
+
 def children_of(pid: int) -> list[int]:
     """Live (non-zombie) processes whose parent is `pid`."""
     kids = []
@@ -171,5 +181,5 @@ def jail(tmp_path: Path) -> Iterator[Jail]:
     assert not j.sentinel.exists(), "hostile code wrote the sentinel outside the run directory"
     assert victim.read_text() == "precious\n"
     assert snapshot(base, skip=(run,)) == before, "files changed outside the run directory"
-    assert processes_matching(str(tmp_path)) == [], "processes left behind"
+    assert lingering(str(tmp_path)) == [], "processes left behind"
     assert children_of(os.getpid()) == [], "child processes left behind"
