@@ -85,6 +85,8 @@ class BenchwrightServer(LanguageServer):
         self.accepted: dict[str, Path] = {}
         """Last accepted proposal's file per design root."""
         self.resim_tasks: dict[str, asyncio.Task[None]] = {}
+        self.sim_fingerprints: dict[str, str] = {}
+        """Content hash of the RTL + testbench each design was last simulated with."""
         """Pending re-simulations from watched-file events, per design root."""
         self.jobs = Jobs()
         """Simulations and episodes."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import importlib.util
 import itertools
 import logging
@@ -207,6 +208,18 @@ def _simulate_work(project: Project, tb: Testbench, options: SimOptions, lcov: P
     return work
 
 
+def content_fingerprint(project: Project, tb: Testbench) -> str:
+    """Hash of the files a simulation reads (RTL, testbench), for de-duplicating events."""
+    h = hashlib.sha256()
+    for path in (*project.design.rtl, *tb.files):
+        h.update(str(path).encode() + b"\0")
+        try:
+            h.update(path.read_bytes())
+        except OSError:
+            h.update(b"<unreadable>")
+    return h.hexdigest()
+
+
 async def simulate_project(ls: BenchwrightServer, project: Project, settings: Settings,
                            version: int | None) -> Outcome | None:
     """Simulate the project's testbench in a background job and publish; None if superseded."""
@@ -216,6 +229,12 @@ async def simulate_project(ls: BenchwrightServer, project: Project, settings: Se
         ls.log(f"Benchwright: no testbench for {project.design.name}: set benchwright.project.testbench, "
                f"add tb/tb_{project.design.top}.sv, or run Generate Testbench", types.MessageType.Warning)
         return None
+    fingerprint = content_fingerprint(project, tb)
+    if version is None and ls.sim_fingerprints.get(root) == fingerprint:
+        # A watched-file event for content already simulated (VS Code sends one right
+        # after every save): re-running would only cancel the save's own job.
+        return None
+    ls.sim_fingerprints[root] = fingerprint
     lcov = _state_dir(project) / "coverage" / f"{project.design.name}.info"
     job = ls.jobs.claim(root, JobKind.SIMULATE)
     with ls.activity("simulating", f"simulating {project.design.name}"):
