@@ -160,6 +160,8 @@ def check_cocotb(src: str) -> list[Violation]:
         tree = ast.parse(src)
     except SyntaxError as exc:
         return [Violation(exc.lineno or 0, f"Python syntax error: {exc.msg}")]
+    except ValueError as exc:  # NUL bytes (3.11), lone surrogates (UnicodeEncodeError)
+        return [Violation(0, f"Python source is not valid text: {exc}")]
     found: list[Violation] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import | ast.ImportFrom):

@@ -114,7 +114,7 @@ def test_non_utf8_testbench_file_on_disk(counter, rel_cache: Path, tmp_path: Pat
 def test_bad_design_toml_is_a_design_error(content: bytes, needle: str, tmp_path: Path, figures) -> None:
     figures.add("bad_input_tried")
     (tmp_path / "design.toml").write_bytes(content)
-    with pytest.raises(DesignError, match="design.toml") as err:
+    with pytest.raises(DesignError, match=r"design\.toml") as err:
         load_design(tmp_path)
     assert needle in str(err.value)
     figures.add("bad_input_handled")
