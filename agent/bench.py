@@ -66,7 +66,7 @@ def run_job(job: BenchJob) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     for sample in range(job.samples):
         options = dict(job.policy_options)
-        if job.policy in ("heuristic", "random"):
+        if job.policy in ("heuristic", "random", "random-guided"):
             options.setdefault("seed", sample)
         policy = get_policy(job.policy, **options)
         out = job.out_dir / job.design.name / f"sample{sample}" if job.out_dir else None

@@ -12,7 +12,7 @@ from typing import Any
 from sim.errors import SimError
 from sim.suite import Design, load_design, load_suite
 
-POLICY_NAMES = ("heuristic", "random", "llama", "openai")
+POLICY_NAMES = ("heuristic", "random", "random-guided", "llama", "openai")
 """Policies selectable on the command line."""
 
 
@@ -42,7 +42,7 @@ def policy_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.policy == "openai":
         return {"base_url": args.base_url, "model": args.model or "default", "max_tokens": args.max_tokens,
                 "seed": args.seed}
-    if args.policy in ("heuristic", "random"):
+    if args.policy in ("heuristic", "random", "random-guided"):
         return {"seed": args.seed}
     return {}
 

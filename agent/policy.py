@@ -85,6 +85,7 @@ class Policy(Protocol):
 POLICIES: dict[str, str] = {
     "heuristic": "agent.heuristic.engine:HeuristicPolicy",
     "random": "agent.heuristic.engine:RandomPolicy",
+    "random-guided": "agent.heuristic.engine:GuidedRandomPolicy",
     "llama": "agent.llm:LlamaPolicy",
     "openai": "agent.llm:OpenAIPolicy",
 }

@@ -175,9 +175,11 @@ class _EnginePolicy:
     """Registry name."""
     strategy = "heuristic"
     """Search strategy."""
+    guided_default = True
+    """Random strategy: coverage-guided accumulation unless told otherwise."""
 
     def __init__(self, seed: int = 0, sim_options: SimOptions | None = None, max_trials: int | None = None,
-                 reset_first: bool = False, **_options: Any) -> None:
+                 reset_first: bool = False, guided: bool | None = None, **_options: Any) -> None:
         self.seed = seed
         """Base seed (mixed with the episode step so refinements explore differently)."""
         self.sim_options = sim_options or SimOptions()
@@ -186,6 +188,9 @@ class _EnginePolicy:
         """Optional cap on trials per proposal."""
         self.reset_first = reset_first
         """Random policy: one proper reset first, resets released after (the stronger baseline)."""
+        self.guided = self.guided_default if guided is None else guided
+        """Random policy: keep every candidate that covers something new (coverage-guided
+        random) instead of the best of independent plain-random runs."""
         self.last_report: EngineReport | None = None
         """Report of the latest propose() (for benches and tests)."""
 
@@ -194,7 +199,7 @@ class _EnginePolicy:
         holes = state.result.uncovered if state.result is not None and self.strategy == "heuristic" else ()
         seed = self.seed * 1000 + state.step
         cfg = SearchConfig(seed=seed, strategy=self.strategy, max_trials=self.max_trials,
-                           random_reset=self.reset_first)
+                           random_reset=self.reset_first, accumulate=self.guided)
         tb, report = run_engine(state.design, strategy=self.strategy, budget=budget, seed=seed, holes=holes,
                                 options=self.sim_options, config=cfg)
         self.last_report = report
@@ -214,9 +219,30 @@ class HeuristicPolicy(_EnginePolicy):
 
 
 class RandomPolicy(_EnginePolicy):
-    """Uniform random stimulus through the same harness and budget: the baseline."""
+    """Plain random stimulus with the same harness and budget: the baseline.
+
+    Every simulator call runs an independent uniform-random stimulus (resets included)
+    and the best single run is kept: no mining, no steering, no coverage-guided growth.
+    """
 
     name = "random"
     """Registry name."""
     strategy = "random"
     """Search strategy."""
+    guided_default = False
+    """Plain: independent runs, best kept."""
+
+
+class GuidedRandomPolicy(_EnginePolicy):
+    """Coverage-guided random: uniform candidates appended whenever they cover something new.
+
+    An ablation between `random` and `heuristic`: it has the heuristic's keep-if-new
+    search but none of its design knowledge.
+    """
+
+    name = "random-guided"
+    """Registry name."""
+    strategy = "random"
+    """Search strategy."""
+    guided_default = True
+    """Accumulate kept candidates."""

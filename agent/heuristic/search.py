@@ -59,6 +59,13 @@ class SearchConfig:
     (False: resets are drawn uniformly like every other input: plain random)."""
     max_trials: int | None = None
     """Stop after this many trials (None: until the caller says stop)."""
+    accumulate: bool = True
+    """Random strategy only. True: coverage-guided random (a candidate that covers something
+    new is appended to the kept stimulus). False: plain random, the baseline: every trial is
+    a fresh, independent uniform-random stimulus of `plain_len` steps and the single best
+    trial is kept, as running a random testbench with N seeds would."""
+    plain_len: int = 1000
+    """Steps of one plain-random trial."""
 
 
 @dataclass(frozen=True)
@@ -236,10 +243,15 @@ def search(layout: Layout, run: Runner, *, hints: Hints, config: SearchConfig = 
     while not should_stop() and not _complete(best):
         if config.max_trials is not None and len(trials) >= config.max_trials:
             break
-        room = config.max_steps - kept_steps
-        if room < 4 or kept_cycles >= config.max_cycles:
+        plain = config.strategy == "random" and not config.accumulate
+        room = config.max_steps - (0 if plain else kept_steps)
+        if room < 4 or (not plain and kept_cycles >= config.max_cycles):
             break
-        if best is None:
+        if plain:
+            arm = "uniform"
+            cand = st.random_segment(rng, layout, min(room, config.plain_len), label="plain uniform random",
+                                     random_resets=not config.random_reset)
+        elif best is None:
             arm = "first"
             cand = first_segment(rng, layout, hints, config.strategy, config.random_len, config.random_reset)
             cand = Segment(cand.label, cand.steps[:room])
@@ -253,7 +265,7 @@ def search(layout: Layout, run: Runner, *, hints: Hints, config: SearchConfig = 
         if kept_cycles + cand.cycles > config.max_cycles:
             cand = Segment(cand.label, tuple(Step(s.values, 1) for s in cand.steps))
         cand = st.quieten(rng, layout, hints, cand)
-        prefix = st.flatten(kept)
+        prefix = () if plain else st.flatten(kept)
         result = run(prefix + cand.steps)
         if result.status == Status.RUNTIME_ERROR and not should_stop():
             # A DUT assertion fired: keep the legal part of the candidate and learn from it.
@@ -276,6 +288,8 @@ def search(layout: Layout, run: Runner, *, hints: Hints, config: SearchConfig = 
             bandit.update(arm, gained)
         if not keep:
             continue
+        if plain:  # the best single trial replaces the previous best
+            kept, kept_steps, kept_cycles = [], 0, 0
         kept.append(cand)
         kept_steps += len(cand.steps)
         kept_cycles += cand.cycles
