@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The project's test command (what `make test` and .ci/run run after set-up):
-# lint, type-check, then the whole pytest suite with real Verilator/cocotb/llama.cpp.
+# lint and type-check the Python packages, the VS Code extension's layers (unit, contract,
+# packaging, code-server end to end), then the whole pytest suite with real Verilator,
+# cocotb and llama.cpp (last, so its summary is the closing line).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
-export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 OMP_NUM_THREADS=1 PYTHONDONTWRITEBYTECODE=1
+export VENV HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 OMP_NUM_THREADS=1 PYTHONDONTWRITEBYTECODE=1
 "$VENV/bin/ruff" check .
 "$VENV/bin/mypy"
+bash scripts/test_extension.sh
 "$VENV/bin/python" -m pytest -q "$@"
