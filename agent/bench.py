@@ -6,6 +6,7 @@ Pure aggregation (`summarize`, `markdown_table`) beside thin runners and a plot 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import statistics
 import sys
 import time
@@ -212,7 +213,8 @@ def run_bench(jobs: Sequence[BenchJob], out_dir: Path, workers: int = 1,
             on_row(row)
 
     if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # spawn, not fork: a parent that has loaded torch or llama.cpp deadlocks forked workers.
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             futures = [pool.submit(run_job, job) for job in jobs]
             for fut in as_completed(futures):
                 record(fut.result())
