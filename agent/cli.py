@@ -63,6 +63,8 @@ def run_main(argv: list[str]) -> int:
     p.add_argument("--out", type=Path, help="output folder (default: benchwright-out/<design>)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--target", type=float, help="coverage target in percent (default: the design's)")
+    p.add_argument("--cocotb", action="store_true",
+                   help="also write the equivalent cocotb test (built-in engine) and report its coverage")
     add_policy_args(p)
     args = p.parse_args(argv)
     _setup_logging(args.verbose)
@@ -102,12 +104,31 @@ def run_main(argv: list[str]) -> int:
         tb_path.write_text(episode.best_testbench)
     (out / "report.md").write_text(episode_markdown(episode, tb_path))
     data = episode_json(episode, tb_path)
+    if args.cocotb:
+        data["cocotb"] = _write_cocotb(design, episode.best_companions, out)
     (out / "result.json").write_text(json.dumps(data, indent=1))
     if args.json:
         sys.stdout.write(json.dumps(data, indent=1) + "\n")
     else:
         sys.stdout.write(episode_markdown(episode, tb_path))
     return 0 if data["status"] == "ok" else 1
+
+
+def _write_cocotb(design: Design, companions: dict[str, str], out: Path) -> dict[str, Any]:
+    """Write the cocotb rendering of the best stimulus and simulate it (it is untrusted: guarded)."""
+    name = f"test_{design.top}.py"
+    text = companions.get(name)
+    if not text:
+        return {"status": "none", "detail": "this policy produced no cocotb rendering"}
+    from sim.cocotb_run import evaluate_cocotb
+
+    (out / name).write_text(text)
+    res = evaluate_cocotb(design, name[:-3], {name: text})
+    cov = res.coverage
+    sys.stderr.write(f"cocotb test {out / name}: {res.status.value}"
+                     f"{f', overall {cov.overall:.2f}%' if cov else ''} {res.detail}\n")
+    return {"status": res.status.value, "overall": round(cov.overall, 2) if cov else None,
+            "metrics": cov.percents() if cov else {}, "path": str(out / name), "detail": res.detail}
 
 
 def bench_main(argv: list[str]) -> int:

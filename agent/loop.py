@@ -146,6 +146,8 @@ class EpisodeResult:
     """Best-so-far testbench."""
     best_result: SimResult | None = None
     """Its observation."""
+    best_companions: dict[str, str] = field(default_factory=dict)
+    """The best proposal's companion files (e.g. the equivalent cocotb test)."""
     steps: list[StepRecord] = field(default_factory=list)
     """All transitions."""
     sim_calls: int = 0
@@ -251,6 +253,7 @@ def run_episode(design: Design, policy: Policy, config: AgentConfig = AgentConfi
             accepted = observed is not None and is_better(observed, episode.best_result, target)
             if accepted:
                 episode.best_testbench, episode.best_result = proposal.testbench, observed
+                episode.best_companions = dict(proposal.companions)
             record = StepRecord(
                 step=step, state_testbench=state.testbench, state_observation=observation_json(state.result),
                 messages=list(proposal.messages), response=proposal.response, testbench=proposal.testbench,

@@ -69,6 +69,8 @@ class Proposal:
     """Token counts / timings reported by the backend."""
     kind: str = "sv"
     """Testbench kind: `sv` (stimulus testbench) or `cocotb`."""
+    companions: dict[str, str] = field(default_factory=dict)
+    """Equivalent renderings of the same stimulus (file name -> text), e.g. a cocotb test."""
 
 
 class Policy(Protocol):

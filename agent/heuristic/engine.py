@@ -56,6 +56,8 @@ class EngineReport:
     """True when the final testbench covered exactly what the search's last kept trial did."""
     note: str = ""
     """Why something did not work ('' when all went well)."""
+    cocotb: str = ""
+    """The same kept stimulus as a cocotb test ('' when there is none)."""
 
     def summary(self) -> str:
         """A few lines for `Proposal.response` and logs."""
@@ -152,7 +154,8 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
             note = f"final testbench: {final.status.value}: {final.detail}"
     reproduced = final is not None and covered_points(final) == covered_points(result.result) \
         and total_points(final) == total_points(result.result)
-    report = EngineReport(strategy, result, final, calls, time.monotonic() - start, reproduced, note)
+    cocotb = hx.render_cocotb(layout, result.segments) if result.segments else ""
+    report = EngineReport(strategy, result, final, calls, time.monotonic() - start, reproduced, note, cocotb)
     return tb, report
 
 
@@ -203,8 +206,9 @@ class _EnginePolicy:
         tb, report = run_engine(state.design, strategy=self.strategy, budget=budget, seed=seed, holes=holes,
                                 options=self.sim_options, config=cfg)
         self.last_report = report
+        companions = {f"test_{state.design.top}.py": report.cocotb} if report.cocotb else {}
         return Proposal(testbench=tb, filename=f"tb_{state.design.top}.sv", response=report.summary(),
-                        sim_calls=report.sim_calls,
+                        sim_calls=report.sim_calls, companions=companions,
                         usage={"trials": report.search.sim_calls if report.search else 0,
                                "wall_s": round(report.wall_s, 3), "reproduced": report.reproduced})
 

@@ -247,8 +247,12 @@ def render_cocotb(layout: Layout, segments: Sequence[Segment]) -> str:
         "]",
         "",
         "",
-        "def _assign(dut, name, value, width, count):",
-        "    handle = getattr(dut, name)",
+        "def _handles(dut):",
+        "    # Direct attribute access only: generated tests may not use getattr().",
+        "    return {" + ", ".join(f"{n!r}: dut.{n}" for n in names) + "}",
+        "",
+        "",
+        "def _assign(handle, value, width, count):",
         "    if count == 1:",
         "        handle.value = value",
         "    else:",
@@ -265,9 +269,10 @@ def render_cocotb(layout: Layout, segments: Sequence[Segment]) -> str:
     meta = [(f.width, f.count) for f in layout.fields]
     lines += [
         f"    meta = {meta!r}",
+        "    handles = _handles(dut)",
         "    for cycles, values in STEPS:",
         "        for name, value, (width, count) in zip(FIELDS, values, meta):",
-        "            _assign(dut, name, value, width, count)",
+        "            _assign(handles[name], value, width, count)",
         "        for _ in range(cycles):",
     ]
     if layout.combinational:

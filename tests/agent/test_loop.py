@@ -134,3 +134,20 @@ def test_heuristic_beats_human_tb_on_example(tmp_path: Path) -> None:
     assert ep.best_result is not None
     assert ep.best_result.status is Status.OK
     assert ep.best_result.overall > human.overall + 20
+
+
+@pytest.mark.simulator_required
+def test_cocotb_companion_reproduces_sv_coverage(tmp_path: Path) -> None:
+    """The heuristic's cocotb rendering of the best stimulus is guarded, runs, and matches."""
+    from sim.cocotb_run import evaluate_cocotb
+
+    design = load_design(EXAMPLE)
+    opts = SimOptions(cache_dir=tmp_path / "cache")
+    ep = run_episode(design, get_policy("heuristic", seed=0, sim_options=opts),
+                     AgentConfig(max_sim_calls=60, refinements=0, sim=opts))
+    name = f"test_{design.top}.py"
+    assert name in ep.best_companions
+    res = evaluate_cocotb(design, name[:-3], {name: ep.best_companions[name]}, options=opts)
+    assert res.status is Status.OK, res.detail + res.log_tail[-1500:]
+    assert ep.best_result is not None
+    assert res.overall == pytest.approx(ep.best_result.overall, abs=2.0)
