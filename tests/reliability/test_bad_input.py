@@ -190,7 +190,7 @@ def test_bad_verilator_is_a_clear_error(body: str | None, needle: str, tmp_path:
 
 
 HANGING = ('case "$1" in --version) echo "Verilator 5.052 2026-09-05 rev v5.052";; '
-           '*) echo "building $$" >&2; sleep 300 & sleep 300;; esac\n')
+           '*) echo "building $$" >&2; sleep 299.731 & sleep 299.731;; esac\n')
 
 
 def test_verilator_killed_mid_build_by_timeout(tmp_path: Path, counter, figures) -> None:
@@ -205,7 +205,7 @@ def test_verilator_killed_mid_build_by_timeout(tmp_path: Path, counter, figures)
     assert result.status.value == "timeout", result.detail
     assert "did not finish within 1 s" in result.detail
     assert lingering(str(tmp_path)) == []
-    assert lingering("sleep 300") == []
+    assert lingering("sleep 299.731") == []
     assert children_of(os.getpid()) == []
     figures.add("bad_input_handled")
 
@@ -224,6 +224,6 @@ def test_verilator_killed_mid_build_by_cancel(tmp_path: Path, counter, figures) 
     assert time.monotonic() - start < 10
     assert not hasattr(result, "exe")
     assert "cancelled" in result.log_tail
-    assert lingering("sleep 300") == []
+    assert lingering("sleep 299.731") == []
     figures.add("bad_input_handled")
     find_verilator.cache_clear()
