@@ -13,6 +13,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lsp": ("server.__main__:main", "start the language server on stdio"),
     "watch": ("server.watch:main", "re-simulate on file changes in a terminal"),
     "train": ("training.cli:main", "offline training pipeline stages"),
+    "export": ("training.checkpoint:main", "convert a local HF checkpoint / LoRA adapter to a quantized GGUF"),
 }
 """Command name -> (dotted entry point, one-line help)."""
 
