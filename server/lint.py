@@ -107,7 +107,8 @@ def shadow_copies(shadow_root: Path, buffers: Mapping[Path, str]) -> dict[Path, 
         folder = shadow_root / hashlib.sha256(str(real.parent).encode()).hexdigest()[:16]
         folder.mkdir(parents=True, exist_ok=True)
         shadow = folder / real.name
-        shadow.write_text(text, encoding="utf-8")
+        # surrogateescape: a buffer holding undecodable bytes (lone surrogates) still lints.
+        shadow.write_text(text, encoding="utf-8", errors="surrogateescape")
         mapping[real] = shadow
     return mapping
 

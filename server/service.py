@@ -21,6 +21,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from agent.llm import LLMError
 from agent.loop import (
     AgentConfig,
     EpisodeResult,
@@ -393,7 +394,8 @@ async def propose(ls: BenchwrightServer, uri: str, from_current: bool) -> p.Prop
         async with ls.work_progress(f"Benchwright: {verb} {project.design.name}", job.cancel) as report:
             try:
                 done = await ls.jobs.run(job, _episode_work(ls, project, settings, current, from_current, report))
-            except (SimError, ValueError, OSError) as exc:
+            except (SimError, LLMError, ValueError, OSError) as exc:
+                # Tool, model and endpoint failures are answers, not protocol errors.
                 ls.log(f"Benchwright: {exc}", types.MessageType.Error)
                 return p.ProposalResult(applied=False, message=str(exc))
     if done is None or job.cancel.is_set() or done[0].status is EpisodeStatus.CANCELLED:

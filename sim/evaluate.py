@@ -380,8 +380,15 @@ def build_sv(design: Design, tb_text: str, *, tb_name: str | None = None, option
     rejected = guard_result(tb_text, name)
     if rejected is not None:
         return rejected
-    return build(design, (), tb_top_name(tb_text), options=options, generated={name: tb_text}, cancel=cancel,
-                 guard=True)
+    top = tb_top_name(tb_text)
+    if top is None or top == design.top:
+        # Without a testbench module of its own, Verilator would take the DUT as the top and
+        # score an undriven design; that is not a testbench.
+        why = "declares no module" if top is None else f"declares only the DUT module {design.top!r}"
+        return SimResult(status=Status.COMPILE_ERROR, detail=f"{name} {why}: write a testbench module that "
+                         f"instantiates {design.top} as {design.dut_instance}",
+                         messages=(Message(name, 1, 0, "error", "BENCHWRIGHT-NOTB", f"the testbench {why}"),))
+    return build(design, (), top, options=options, generated={name: tb_text}, cancel=cancel, guard=True)
 
 
 def evaluate_sv(design: Design, tb_text: str, *, tb_name: str | None = None, options: SimOptions = SimOptions(),

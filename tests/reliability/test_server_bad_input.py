@@ -140,10 +140,7 @@ async def command_error_text(session: Session, rtl: Path) -> str:
     return str(result.get("message"))
 
 
-@pytest.mark.xfail(strict=True, reason="server/lint.py shadow_copies writes the buffer with encoding='utf-8' "
-                   "(strict): a document holding a lone surrogate (JSON '\\udcff', e.g. undecodable bytes a "
-                   "client passed through) raises UnicodeEncodeError in lint_document, so no diagnostics are "
-                   "ever published for it (only a server-side log line)")
+# Regression: a lone surrogate in the buffer used to crash the lint shadow copy.
 async def test_lone_surrogate_document_still_gets_diagnostics(bad_workspace: Path, rel_cache: Path) -> None:
     base = {"lint": {"debounceMs": 0}}
     session, stop = await start_session(bad_workspace, rel_cache, {"benchwright": base})

@@ -206,3 +206,18 @@ def test_metric_that_crashes_verilator_is_dropped_and_reported(design, tmp_path:
         assert "--coverage-expr" not in again.extra["build_argv"]  # type: ignore[operator]
     finally:
         find_verilator.cache_clear()
+
+
+@pytest.mark.parametrize(
+    "tb",
+    [
+        pytest.param("", id="empty"),
+        pytest.param("/* unterminated comment\n", id="only-comment"),
+        pytest.param("module traffic_light; endmodule\n", id="redefines-dut"),
+    ],
+)
+def test_text_without_a_testbench_module_is_a_compile_error(design, options: SimOptions, tb: str) -> None:  # type: ignore[no-untyped-def]
+    res = evaluate_sv(design, tb, options=options)
+    assert res.status is Status.COMPILE_ERROR
+    assert "instantiates traffic_light" in res.detail
+    assert res.build_s == 0
