@@ -238,6 +238,7 @@ def run_episode(design: Design, policy: Policy, config: AgentConfig = AgentConfi
             state = State(design, episode.best_testbench, episode.best_result, step, last_format_error)
             t0 = time.monotonic()
             calls_before = budget.sim_calls
+            budget.steps_left = config.refinements - step
             budget.spend(1)  # reserve the judge's call so the policy cannot use it up
             proposal: Proposal = policy.propose(state, budget)
             t1 = time.monotonic()

@@ -35,6 +35,8 @@ class Budget:
     """Simulator calls still allowed (each build+run or harness run counts one)."""
     deadline: float
     """time.monotonic() value after which no new work may start."""
+    steps_left: int = 0
+    """Episode steps still to come after the current one (policies may pace themselves)."""
 
     def left_s(self) -> float:
         """Seconds until the deadline (may be negative)."""

@@ -34,6 +34,9 @@ from sim.types import SimResult, Status, UncoveredPoint
 
 logger = logging.getLogger(__name__)
 
+MIN_SHARE = 20
+"""Fewest simulator calls one propose() may plan for (when the budget allows)."""
+
 FINAL_RESERVE_S = 25.0
 """Seconds kept back from the deadline for building and running the final testbench."""
 
@@ -99,8 +102,14 @@ def _placeholder_tb(design: Design, iface: DesignInterface | None, note: str) ->
 
 def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
                holes: Sequence[UncoveredPoint] = (), options: SimOptions = SimOptions(),
-               config: SearchConfig | None = None) -> tuple[str, EngineReport]:
-    """Search stimulus for `design` within `budget`; the final testbench text and a report."""
+               config: SearchConfig | None = None, previous: str | None = None) -> tuple[str, EngineReport]:
+    """Search stimulus for `design` within `budget`; the final testbench text and a report.
+
+    `previous` is the current testbench: when it is one of the engine's own replays for
+    this design, the search continues from its stimulus. Each call spends at most an even
+    share of the budget over the episode steps still to come (`budget.steps_left`), so the
+    refinements get their turn.
+    """
     start = time.monotonic()
     try:
         iface = read_interface(design)
@@ -125,8 +134,10 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
     # Keep one call and enough time for the final testbench's own build and run.
     reserve_s = FINAL_RESERVE_S + built.build_s
 
+    share = max(MIN_SHARE, budget.sim_calls // (budget.steps_left + 1))
+
     def should_stop() -> bool:
-        return budget.sim_calls <= 1 or budget.left_s() <= reserve_s
+        return budget.sim_calls <= 1 or budget.left_s() <= reserve_s or calls >= share - 1
 
     if strategy == "random":
         hints: Hints = sr.plain_hints(layout)
@@ -141,8 +152,10 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
         return sr.blamed_fields(layout, res.log_tail, _read_lines)
 
     cfg = config or SearchConfig(seed=seed, strategy=strategy)
+    initial = hx.parse_replay(previous, layout) if previous else None
     result = search(layout, run, hints=hints, config=cfg, should_stop=should_stop,
-                    steerer=steerer, initial_holes=holes, blame=blame if strategy != "random" else None)
+                    steerer=steerer, initial_holes=holes, blame=blame if strategy != "random" else None,
+                    initial=initial or ())
     tb = render_final(layout, result, strategy, design)
     final: SimResult | None = None
     note = ""
@@ -204,7 +217,7 @@ class _EnginePolicy:
         cfg = SearchConfig(seed=seed, strategy=self.strategy, max_trials=self.max_trials,
                            random_reset=self.reset_first, accumulate=self.guided)
         tb, report = run_engine(state.design, strategy=self.strategy, budget=budget, seed=seed, holes=holes,
-                                options=self.sim_options, config=cfg)
+                                options=self.sim_options, config=cfg, previous=state.testbench)
         self.last_report = report
         companions = {f"test_{state.design.top}.py": report.cocotb} if report.cocotb else {}
         return Proposal(testbench=tb, filename=f"tb_{state.design.top}.sv", response=report.summary(),

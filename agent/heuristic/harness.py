@@ -9,6 +9,7 @@ same steps in an initialised array of a packed struct, so it needs no file at al
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from agent.heuristic.stimulus import (
@@ -280,3 +281,41 @@ def render_cocotb(layout: Layout, segments: Sequence[Segment]) -> str:
     else:
         lines.append(f"            await FallingEdge(dut.{layout.clocks[0].name})")
     return "\n".join(lines) + "\n"
+
+
+_SEGMENT_RE = re.compile(r"^\s*// steps \d+\.\.\d+: (?P<label>.*)$")
+_ROW_RE = re.compile(r"^\s*\{(?P<body>32'd\d+(?:\s*,\s*\d+'h[0-9a-fA-F]+)*)\},?\s*$")
+_LIT_RE = re.compile(r"(\d+)'h([0-9a-fA-F]+)")
+
+
+def parse_replay(text: str, layout: Layout) -> tuple[Segment, ...] | None:
+    """The segments of a testbench `render_replay` wrote for this layout; None otherwise.
+
+    This lets a refinement step continue from the best testbench so far instead of
+    starting over (the state carries only the testbench text). Any mismatch with the
+    layout (a hand-edited file, another design, another policy's testbench) gives None.
+    """
+    if f"module tb_{layout.top};" not in text or "step_t STIM [NSTEPS]" not in text:
+        return None
+    segments: list[Segment] = []
+    label, steps = "", list[Step]()
+    widths = [f.bits for f in layout.fields]
+    for line in text.splitlines():
+        seg = _SEGMENT_RE.match(line)
+        if seg:
+            if steps:
+                segments.append(Segment(label, tuple(steps)))
+            label, steps = seg.group("label"), []
+            continue
+        row = _ROW_RE.match(line)
+        if not row or not label:
+            continue
+        cycles_text, *rest = [p.strip() for p in row.group("body").split(",")]
+        lits = [_LIT_RE.fullmatch(p) for p in rest]
+        if len(lits) != len(widths) or any(m is None or int(m.group(1)) != w for m, w in zip(lits, widths, strict=True)):
+            return None
+        values = tuple(int(m.group(2), 16) for m in lits if m is not None)
+        steps.append(Step(values, max(1, int(cycles_text.split("'d")[1]))))
+    if steps:
+        segments.append(Segment(label, tuple(steps)))
+    return tuple(segments) or None

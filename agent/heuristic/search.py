@@ -215,7 +215,8 @@ def failure_time(result: SimResult) -> int | None:
 
 def search(layout: Layout, run: Runner, *, hints: Hints, config: SearchConfig = SearchConfig(),
            should_stop: Callable[[], bool] = lambda: False, steerer: Steerer | None = None,
-           initial_holes: Sequence[UncoveredPoint] = (), blame: Blamer | None = None) -> SearchResult:
+           initial_holes: Sequence[UncoveredPoint] = (), blame: Blamer | None = None,
+           initial: Sequence[Segment] = ()) -> SearchResult:
     """Grow a stimulus trial by trial until 100 %, `should_stop()`, `max_trials` or full.
 
     Args:
@@ -228,6 +229,8 @@ def search(layout: Layout, run: Runner, *, hints: Hints, config: SearchConfig = 
         initial_holes: uncovered points known before the search (the best testbench so far).
         blame: names the fields behind a DUT assertion that fired. A failed candidate is
             cut just before the failing step and re-run, and those fields are kept quiet.
+        initial: segments to continue from (the best testbench so far); replayed once and
+            kept when they still simulate cleanly. Ignored by plain random.
     """
     rng = random.Random(config.seed)
     bandit = _Bandit(ARMS)
@@ -240,6 +243,18 @@ def search(layout: Layout, run: Runner, *, hints: Hints, config: SearchConfig = 
     gains: dict[str, int] = {}
     kept_steps = 0
     kept_cycles = 0
+    if initial and not (config.strategy == "random" and not config.accumulate) and not should_stop():
+        start = run(st.flatten(initial))
+        ok = start.status == Status.OK and start.coverage is not None
+        trials.append(Trial(0, "continue from the current testbench", covered_points(start) if ok else 0,
+                            covered_points(start) if ok else 0, ok, start.status.value))
+        if ok:
+            kept = list(initial)
+            kept_steps = sum(len(seg.steps) for seg in kept)
+            kept_cycles = sum(seg.cycles for seg in kept)
+            best, best_covered = start, covered_points(start)
+            if steerer is not None:
+                hints = steerer(hints, start.uncovered)
     while not should_stop() and not _complete(best):
         if config.max_trials is not None and len(trials) >= config.max_trials:
             break

@@ -240,3 +240,15 @@ def test_quieten_and_step_at() -> None:
     assert st.step_at(layout, steps, 19_999) == 0
     assert st.step_at(layout, steps, 20_000) == 1
     assert st.step_at(layout, steps, 60_000) == 2
+
+
+def test_parse_replay_round_trips_render_replay() -> None:
+    layout = _layout()
+    a = (0, 1, (1 << 100) - 1, 0x80, 0xABC)
+    b = (1, 0, 5, 0x7F, 0)
+    segments = (Segment("reset", (Step(a, 3), Step(b, 1))), Segment("random", (Step(b, 2),)))
+    text = hx.render_replay(layout, segments, title="t")
+    assert hx.parse_replay(text, layout) == segments
+    # Another layout (or a hand-written testbench) is not taken for a replay.
+    assert hx.parse_replay(text.replace("8'h80", "9'h080"), layout) is None
+    assert hx.parse_replay("module tb_top; endmodule", layout) is None
