@@ -103,6 +103,8 @@ def throughput(model: Path, design: Design, args: argparse.Namespace) -> dict[st
     direct = llama_cpp.Llama(model_path=str(model), n_ctx=args.n_ctx, n_threads=args.threads,
                              verbose=False)
 
+    prompt_tokens = [0]
+
     def call_direct() -> tuple[int, float]:
         t0 = time.perf_counter()
         # The guard is the workaround any caller needs for llama-cpp-python's skipped
@@ -110,6 +112,7 @@ def throughput(model: Path, design: Design, args: argparse.Namespace) -> dict[st
         out = direct.create_chat_completion(
             messages=messages, max_tokens=args.max_tokens, temperature=0.0, seed=0,
             logits_processor=max_tokens_guard(args.max_tokens, direct.token_eos()))
+        prompt_tokens[0] = out["usage"]["prompt_tokens"]
         return out["usage"]["completion_tokens"], time.perf_counter() - t0
 
     policies = {
@@ -136,24 +139,15 @@ def throughput(model: Path, design: Design, args: argparse.Namespace) -> dict[st
     for policy in policies.values():
         policy.close()
     med = {k: statistics.median(v) for k, v in rates.items()}
+
+    def paired(name: str) -> float:
+        # Median of per-iteration ratios: robust to load that drifts during the run.
+        return round(statistics.median(a / b for a, b in zip(rates[name], rates["direct"], strict=True)), 3)
+
     return {"tokens_per_s": {k: round(v, 1) for k, v in med.items()},
-            "ratio_policy_vs_direct": round(med["policy"] / med["direct"], 3),
-            "ratio_policy_grammar_vs_direct": round(med["policy_grammar"] / med["direct"], 3),
-            "max_tokens": args.max_tokens, "prompt_tokens": len(direct_tokens(model, messages))}
-
-
-def direct_tokens(model: Path, messages: list[dict[str, str]]) -> list[int]:
-    """Prompt tokens of `messages` under the model's chat template (vocab only)."""
-    import llama_cpp
-    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-    llm = llama_cpp.Llama(model_path=str(model), vocab_only=True, verbose=False)
-    try:
-        template = llm.metadata["tokenizer.chat_template"]
-        prompt = Jinja2ChatFormatter(template, eos_token="", bos_token="")(messages=messages).prompt
-        return list(llm.tokenize(prompt.encode(), add_bos=False, special=True))
-    finally:
-        llm.close()
+            "ratio_policy_vs_direct": paired("policy"),
+            "ratio_policy_grammar_vs_direct": paired("policy_grammar"),
+            "max_tokens": args.max_tokens, "prompt_tokens": prompt_tokens[0]}
 
 
 def rounds(model: Path, design: Design, args: argparse.Namespace) -> dict[str, Any]:
