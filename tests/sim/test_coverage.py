@@ -29,7 +29,7 @@ from sim.tools import Verilator, find_verilator, tool_env
 from sim.types import METRICS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sim" / "coverage"
-BENCH = Path("/work/shared/benchmarks/public")
+BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "public"
 STEMS = ["fsm_seq_detector", "count_clock", "count_clock_seed7", "count_clock_merged", "bcd_adder"]
 ROW = re.compile(r"^\s+(\w+)\s*:\s*([\d.]+)%\s*\(\s*(\d+)/\s*(\d+)\)")
 

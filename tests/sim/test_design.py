@@ -24,7 +24,7 @@ from sim.suite import Design, Reset, design_from_files, load_suite
 from sim.tools import find_verilator
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sim" / "design"
-SUITE = Path("/work/shared/benchmarks/public")
+SUITE = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "public"
 
 # Designs whose design.toml names a clock/reset that the RTL never uses as one (checked by
 # reading the RTL): the hints still put them into the interface.
