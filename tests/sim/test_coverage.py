@@ -30,6 +30,8 @@ from sim.types import METRICS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sim" / "coverage"
 BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "public"
+FIXTURE_SUITE = "/work/shared/benchmarks/public"
+"""Where the suite was when the committed coverage.dat fixtures were recorded (data, not a lookup)."""
 STEMS = ["fsm_seq_detector", "count_clock", "count_clock_seed7", "count_clock_merged", "bcd_adder"]
 ROW = re.compile(r"^\s+(\w+)\s*:\s*([\d.]+)%\s*\(\s*(\d+)/\s*(\d+)\)")
 
@@ -78,7 +80,7 @@ def test_point_fields_from_real_record() -> None:
     first = load("bcd_adder").points[0]
     assert first == CoveragePoint(
         kind="line",
-        file=str(BENCH / "cvdp__bcd_adder/human_tb/tb_bcd_adder.sv"),
+        file=f"{FIXTURE_SUITE}/cvdp__bcd_adder/human_tb/tb_bcd_adder.sv",
         line=20,
         column=10,
         comment="block",
