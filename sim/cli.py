@@ -27,6 +27,7 @@ def sim_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, help="copy coverage.dat, coverage.info and logs here")
     p.add_argument("--metrics", default=",".join(METRICS), help="comma-separated metrics (default: %(default)s)")
     p.add_argument("--timeout", type=float, default=60.0, help="simulation wall-clock limit in seconds")
+    p.add_argument("--waivers", type=Path, help="waiver file (default: <design>/coverage.waivers if present)")
     p.add_argument("-I", "--incdir", action="append", type=Path, default=[], help="include dir (with --top)")
     p.add_argument("-D", "--define", action="append", default=[], help="define NAME[=VALUE] (with --top)")
     p.add_argument("-v", "--verbose", action="store_true", help="log command lines to stderr")
@@ -66,7 +67,8 @@ def sim_main(argv: list[str]) -> int:
     if unknown:
         sys.stderr.write(f"benchwright sim: unknown metric(s) {unknown}; choose from {', '.join(METRICS)}\n")
         return 2
-    options = SimOptions(metrics=metrics, run_timeout_s=args.timeout, keep_runs=args.out is not None)
+    options = SimOptions(metrics=metrics, run_timeout_s=args.timeout, keep_runs=args.out is not None,
+                         waivers=args.waivers)
     try:
         design = _design_of(args)
         result = simulate(design, args.tb, args.human, options)

@@ -37,6 +37,9 @@ from sim.types import (
 
 logger = logging.getLogger(__name__)
 
+WAIVER_FILE = "coverage.waivers"
+"""Waiver file looked for in a design folder (unreachable points, each listed in reports)."""
+
 EXE_NAME = "Vsim"
 """Name of every built simulation binary."""
 
@@ -68,7 +71,8 @@ class SimOptions:
     keep_runs: bool = False
     """Keep each run directory (coverage.dat, log) instead of deleting it."""
     waivers: Path | None = None
-    """Waiver file (see sim.coverage.parse_waivers); waived points are listed, not scored."""
+    """Waiver file (see sim.coverage.parse_waivers); waived points are listed, not scored.
+    None uses `<design folder>/coverage.waivers` when that file exists."""
 
 
 def _builds_dir(options: SimOptions) -> Path:
@@ -228,8 +232,14 @@ def observe(design: Design, dat: Path, metrics: Sequence[str], waivers: Path | N
                 f"the DUT (as `{design.top} {design.dut_instance} (...)`)")
     dut = cov.restrict(report, scopes)
     notes: tuple[str, ...] = ()
-    if waivers is not None and waivers.is_file():
-        dut, waived = cov.apply_waivers(dut, cov.parse_waivers(waivers.read_text()))
+    if waivers is None and (design.root / WAIVER_FILE).is_file():
+        waivers = design.root / WAIVER_FILE
+    if waivers is not None:
+        try:
+            rules = cov.parse_waivers(waivers.read_text(encoding="utf-8", errors="replace"), str(waivers))
+        except (CoverageParseError, OSError) as exc:
+            return f"waiver file: {exc}"
+        dut, waived = cov.apply_waivers(dut, rules)
         notes = tuple(f"waived: {p.kind} {p.file}:{p.line} {p.comment}" for p in waived)
     lcov = write_lcov(dut, dat.parent / "coverage.info")
     return Observation(cov.summarize(dut, tuple(metrics)), cov.uncovered(dut, tuple(metrics)), dat, lcov, dut,

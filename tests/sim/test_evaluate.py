@@ -221,3 +221,25 @@ def test_text_without_a_testbench_module_is_a_compile_error(design, options: Sim
     assert res.status is Status.COMPILE_ERROR
     assert "instantiates traffic_light" in res.detail
     assert res.build_s == 0
+
+
+def test_waiver_file_in_design_folder_is_applied_and_listed(tmp_path: Path) -> None:
+    import shutil
+
+    work = tmp_path / "tl"
+    shutil.copytree(EXAMPLE, work)
+    design = load_design(work)
+    opts = SimOptions(cache_dir=tmp_path / "cache")
+    (work / "coverage.waivers").unlink()
+    plain = evaluate_sv(design, GOOD_TB, options=opts)
+    (work / "coverage.waivers").write_text("# the FSM default arm\nline traffic_light.sv 48 ^case$\n")
+    waived = evaluate_sv(design, GOOD_TB, options=opts)
+    assert waived.coverage is not None
+    assert plain.coverage is not None
+    assert waived.coverage.metrics["line"].total == plain.coverage.metrics["line"].total - 1
+    assert any(n.startswith("waived: line") and n.endswith(":48 case") for n in waived.notes)
+    (work / "coverage.waivers").write_text("line traffic_light.sv notaline\n")
+    broken = evaluate_sv(design, GOOD_TB, options=opts)
+    assert broken.status is Status.COVERAGE_ERROR
+    assert "waiver file" in broken.detail
+    assert ":1:" in broken.detail
