@@ -40,6 +40,8 @@ class BenchJob:
     """Wall budget per episode."""
     out_dir: Path | None = None
     """Where each episode writes its testbench and trajectory."""
+    early_stop: bool = True
+    """Stop an episode once the design's target is met (False: use the whole budget)."""
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -72,7 +74,7 @@ def run_job(job: BenchJob) -> dict[str, Any]:
         policy = get_policy(job.policy, **options)
         out = job.out_dir / job.design.name / f"sample{sample}" if job.out_dir else None
         cfg = AgentConfig(refinements=job.refinements, max_sim_calls=job.max_sim_calls,
-                          wall_time_s=job.wall_time_s, trajectory_dir=out)
+                          wall_time_s=job.wall_time_s, trajectory_dir=out, early_stop=job.early_stop)
         t0 = time.monotonic()
         try:
             ep = run_episode(job.design, policy, cfg)

@@ -139,6 +139,8 @@ def bench_main(argv: list[str]) -> int:
     p.add_argument("--jobs", type=int, default=1, help="designs in parallel (default: %(default)s)")
     p.add_argument("--limit", type=int, help="only the first K designs")
     p.add_argument("--only", help="comma-separated design names")
+    p.add_argument("--no-early-stop", action="store_true",
+                   help="keep refining after a design meets its target (compare policies at full budget)")
     p.add_argument("--out", type=Path, default=Path("benchwright-out/bench"), help="output folder (default: %(default)s)")
     add_policy_args(p, extra=("human",))
     args = p.parse_args(argv)
@@ -159,7 +161,7 @@ def bench_main(argv: list[str]) -> int:
     if args.limit:
         designs = designs[: args.limit]
     jobs = [BenchJob(d, args.policy, options, args.samples, args.rounds, args.sim_calls, args.wall,
-                     args.out / "designs") for d in designs]
+                     args.out / "designs", early_stop=not args.no_early_stop) for d in designs]
     bench = run_bench(jobs, args.out, workers=args.jobs)
     s = bench["summary"]
     sys.stdout.write(f"{args.policy}: n={s['n']} Sim Pass {s['sim_pass']:.1f}% Cov Pass {s['cov_pass']:.1f}% "

@@ -55,6 +55,8 @@ class AgentConfig:
     """Hard budget on simulator calls (policy-internal harness runs included)."""
     wall_time_s: float = 600.0
     """Hard budget on wall time; no new step starts after it."""
+    early_stop: bool = True
+    """Stop as soon as the target is met (False: keep refining until 100 % or the budget ends)."""
     max_consecutive_format_errors: int = 3
     """Stop after this many unparseable responses in a row."""
     trajectory_dir: Path | None = None
@@ -226,7 +228,7 @@ def run_episode(design: Design, policy: Policy, config: AgentConfig = AgentConfi
     last_format_error: str | None = None
     try:
         for step in range(config.refinements + 1):
-            if done(episode.best_result, target):
+            if done(episode.best_result, target if config.early_stop else 100.0):
                 episode.status = EpisodeStatus.SUBMITTED
                 break
             if budget.exhausted():

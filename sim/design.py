@@ -33,6 +33,12 @@ from sim.suite import Design
 from sim.tools import Verilator, find_verilator, tool_env
 from sim.types import Command
 
+__all__ = [
+    "ALL_KEY", "Condition", "DesignInterface", "Parameter", "Port", "clear_cache", "conditions_at",
+    "json_command", "parse_interface", "read_interface", "read_tree",
+]
+"""Public API; Condition and Parameter live in sim.rtl_facts and are re-exported here."""
+
 ALL_KEY = "*"
 """Key of `DesignInterface.constants` holding every interesting literal of the design."""
 
