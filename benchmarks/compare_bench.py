@@ -2,6 +2,13 @@
 
     python benchmarks/compare_bench.py OURS.json OTHER.json [MORE.json ...] [--markdown]
 
+Heuristic vs the baselines at equal budget, for example:
+
+    for p in heuristic random random-guided human; do
+      benchwright bench ../shared/benchmarks/public --policy $p --sim-calls 200 --no-early-stop --out out/$p
+    done
+    python benchmarks/compare_bench.py out/{heuristic,random,random-guided,human}/bench.json
+
 Prints per design the overall coverage of each run (failures count 0, as in Avg Cov), the
 averages, the average difference OURS - OTHER, and on how many designs OURS >= OTHER.
 Designs missing from a run are left out of that pair's counts.

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sim.commands import BuildSpec, verilator_build
 from sim.evaluate import SimOptions, evaluate_files
-from sim.human import _verilogeval_copy
+from sim.human import verilogeval_copy
 from sim.process import run_commands
 from sim.suite import load_design
 from sim.tools import find_verilator, tool_env
@@ -53,7 +53,7 @@ def main() -> int:
         test = design.human_test
         assert test is not None and test.kind == "sv", name
         tb_files = list(test.files)
-        gen = _verilogeval_copy(design, "\n".join(p.read_text() for p in tb_files))
+        gen = verilogeval_copy(design, "\n".join(p.read_text() for p in tb_files))
         gen_paths = []
         for fname, text in gen.items():
             gp = work / name / fname

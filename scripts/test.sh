@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
-export VENV HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 OMP_NUM_THREADS=1 PYTHONDONTWRITEBYTECODE=1
+# BENCHWRIGHT_REQUIRE_TOOLS: tests that need Verilator fail, not skip, when it is missing.
+export VENV BENCHWRIGHT_REQUIRE_TOOLS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 OMP_NUM_THREADS=1 PYTHONDONTWRITEBYTECODE=1
 "$VENV/bin/ruff" check .
 "$VENV/bin/mypy"
 bash scripts/test_extension.sh

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sim.cache import build_key, locked
 from sim.commands import BuildSpec, coverage_args
-from sim.evaluate import SimOptions, _builds_dir, observe
+from sim.evaluate import SimOptions, builds_dir, observe
 from sim.guard import check_cocotb
 from sim.messages import parse_messages
 from sim.process import Cancel, Limits, read_tail, run_command
@@ -81,7 +81,7 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
     env = tool_env(tool)
     # cocotb needs libpython of *this* interpreter, and our package importable in the child.
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent.parent), env.get("PYTHONPATH", "")])
-    builds = _builds_dir(options)
+    builds = builds_dir(options)
     spec = BuildSpec(sources=design.rtl, top=design.top, include_dirs=design.include_dirs,
                      defines=design.defines, metrics=options.metrics, extra_args=options.extra_args)
     key = "cocotb-" + build_key(spec, tool.version_text)

@@ -75,7 +75,8 @@ class SimOptions:
     None uses `<design folder>/coverage.waivers` when that file exists."""
 
 
-def _builds_dir(options: SimOptions) -> Path:
+def builds_dir(options: SimOptions) -> Path:
+    """Root of the build cache these options use."""
     return options.cache_dir or cache_root() / "builds"
 
 
@@ -90,7 +91,7 @@ def tb_top_name(tb_text: str) -> str | None:
 def _fault_file(options: SimOptions, design: Design) -> Path:
     """Where metrics known to crash Verilator on this design are remembered."""
     key = build_key(BuildSpec(sources=design.rtl, top=design.top), "faults")
-    return _builds_dir(options) / "faults" / f"{key}.json"
+    return builds_dir(options) / "faults" / f"{key}.json"
 
 
 def _known_bad_metrics(options: SimOptions, design: Design) -> set[str]:
@@ -310,7 +311,7 @@ def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options:
         guard: the testbench files are untrusted: check their preprocessed text before building.
     """
     tool = find_verilator(options.verilator_path)
-    builds = _builds_dir(options)
+    builds = builds_dir(options)
     bad = _known_bad_metrics(options, design)
     metrics = tuple(m for m in options.metrics if m not in bad)
     notes = tuple(f"{m} coverage disabled: it crashes Verilator {tool.version_text.split()[1]} on this design" for m in sorted(bad & set(options.metrics)))

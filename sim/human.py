@@ -14,7 +14,7 @@ VERILOGEVAL_IMPL = "TopModule"
 """Module a VerilogEval testbench compares the reference against."""
 
 
-def _verilogeval_copy(design: Design, tb_text: str) -> dict[str, str]:
+def verilogeval_copy(design: Design, tb_text: str) -> dict[str, str]:
     """A renamed copy of the reference module when a VerilogEval TB needs `TopModule`.
 
     VerilogEval testbenches instantiate both `RefModule` and the candidate `TopModule`;
@@ -43,4 +43,4 @@ def evaluate_human(design: Design, options: SimOptions = SimOptions(), cancel: C
     rtl_dirs = tuple(dict.fromkeys(p.parent for p in design.rtl))
     design = replace(design, include_dirs=(*design.include_dirs, *(d for d in rtl_dirs if d not in design.include_dirs)))
     return evaluate_files(design, sv_files, test.top, options=options,
-                          generated=_verilogeval_copy(design, tb_text), check=False, cancel=cancel)
+                          generated=verilogeval_copy(design, tb_text), check=False, cancel=cancel)

@@ -13,6 +13,39 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
+
+REQUIRE_ALL = bool(os.environ.get("BENCHWRIGHT_REQUIRE_TOOLS"))
+"""Set by the project's test command (scripts/test.sh): there every prerequisite is installed,
+so a skipped test (missing Verilator, extra or suite) fails the run, never passes silently."""
+
+SKIPPED: list[str] = []
+"""Node ids skipped in this session (collection or run; xfails excluded)."""
+
+
+def _note_skip(report: pytest.CollectReport | pytest.TestReport) -> None:
+    if report.skipped and not hasattr(report, "wasxfail"):
+        SKIPPED.append(report.nodeid)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _note_skip(report)
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    _note_skip(report)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if REQUIRE_ALL and SKIPPED:
+        terminalreporter.write_line(
+            f"BENCHWRIGHT_REQUIRE_TOOLS=1: {len(SKIPPED)} test(s) skipped, which fails this run: "
+            + ", ".join(SKIPPED[:20]), red=True)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if REQUIRE_ALL and SKIPPED and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
 COUNTER_SV = """\
 module counter #(parameter int W = 8) (
   input  logic         clk,

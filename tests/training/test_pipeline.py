@@ -8,25 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from sim.tools import find_verilator
-
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT.parent / "shared" / "benchmarks" / "public"
 TRAIN = ["cvdp__gray_to_binary", "verilogeval__lfsr32"]
 HELD = "cocotb__adder"
 
 
-def _have_verilator() -> bool:
-    try:
-        find_verilator()
-    except Exception:  # noqa: BLE001 - any lookup failure means "skip"
-        return False
-    return True
-
-
 pytestmark = [
     pytest.mark.simulator_required,
-    pytest.mark.skipif(not _have_verilator(), reason="needs Verilator >= 5.036"),
     pytest.mark.skipif(not SUITE.is_dir(), reason="public benchmark suite not present"),
 ]
 
