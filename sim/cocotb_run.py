@@ -16,10 +16,11 @@ from pathlib import Path
 
 from sim.cache import build_key, locked
 from sim.commands import BuildSpec, coverage_args
-from sim.evaluate import SimOptions, builds_dir, observe
+from sim.evaluate import SimOptions, builds_dir, observe, sandbox_for
 from sim.guard import check_cocotb
 from sim.messages import parse_messages
 from sim.process import Cancel, Limits, read_tail, run_command
+from sim.sandbox import Sandbox, status_note
 from sim.suite import Design
 from sim.tools import find_verilator, tool_env
 from sim.types import Message, SimResult, Status
@@ -51,13 +52,19 @@ def generated_name_error(name: str) -> str | None:
     return None
 
 
+def _sibling_dirs(paths: Sequence[Path]) -> list[Path]:
+    """Folders beside a trusted suite's test folder (helper models live in e.g. ../model)."""
+    return [d for p in paths for d in p.parent.parent.iterdir() if d.is_dir() and d != p.parent]
+
+
 def _driver(action: str, spec: dict[str, object], work: Path, env: dict[str, str], limits: Limits,
-            log: Path, cancel: Cancel | None) -> tuple[bool, float, str, bool]:
+            log: Path, cancel: Cancel | None, sandbox: Sandbox) -> tuple[bool, float, str, bool]:
     """Run sim.cocotb_driver in a sandboxed child; (ok, seconds, log tail, timed_out)."""
     spec_path = work / f"{action}.json"
     spec_path.write_text(json.dumps(spec))
     res = run_command([sys.executable, "-m", "sim.cocotb_driver", action, str(spec_path)], cwd=work,
-                      log_path=work / f"{action}.driver.log", env=env, limits=limits, cancel=cancel)
+                      log_path=work / f"{action}.driver.log", env=env, limits=limits, cancel=cancel,
+                      sandbox=sandbox)
     tail = read_tail(log) if log.is_file() else res.tail
     return res.ok, res.duration_s, tail + "\n" + res.tail, res.timed_out
 
@@ -78,6 +85,8 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
         cancel: Event-like object that kills the run when set.
     """
     tool = find_verilator(options.verilator_path)
+    # Refuses here (SandboxUnavailableError) when the sandbox is required but unavailable.
+    unsandboxed = status_note(options.sandbox)
     env = tool_env(tool)
     # cocotb needs libpython of *this* interpreter, and our package importable in the child.
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent.parent), env.get("PYTHONPATH", "")])
@@ -104,7 +113,8 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
                  "defines": defines, "toplevel": design.top, "build_args": build_args,
                  "build_dir": str(bdir / "sim_build"), "log_file": str(log)},
                 bdir, env, Limits(timeout_s=options.build_timeout_s, memory_bytes=options.build_memory_bytes,
-                                  file_bytes=None), log, cancel)
+                                  file_bytes=None), log, cancel,
+                sandbox_for(design, tool, options, write=(bdir,), build=True))
             if not ok:
                 text = read_tail(log, lines=400) if log.is_file() else tail
                 return SimResult(status=Status.TIMEOUT if timed_out else Status.COMPILE_ERROR,
@@ -131,7 +141,7 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
             paths = list(files)
             pypath = list(dict.fromkeys(str(p.parent) for p in paths if p.suffix == ".py"))
             # Suites keep helper modules (models) in sibling folders, e.g. ../model.
-            pypath += [str(d) for p in paths for d in p.parent.parent.iterdir() if d.is_dir() and d != p.parent]
+            pypath += [str(d) for d in _sibling_dirs(paths)]
         if trusted:
             pypath.append(str(COMPAT_DIR))
         test_env = {"PYTHONPATH": os.pathsep.join([*pypath, env["PYTHONPATH"]])}
@@ -148,8 +158,10 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
             "test",
             {"test_module": test_module, "toplevel": design.top, "build_dir": str(bdir / "sim_build"),
              "test_dir": str(work), "extra_env": sim_env, "log_file": str(log), "seed": seed},
-            work, run_env, limits, log, cancel)
+            work, run_env, limits, log, cancel,
+            sandbox_for(design, tool, options, read=(bdir, *(p.parent for p in paths), *_sibling_dirs(paths)), write=(work,)))
         base = SimResult(status=Status.OK, build_s=build_s, run_s=run_s, cached=cached, log_tail=tail,
+                         notes=(unsandboxed,) if unsandboxed else (),
                          extra={"tool": tool.version_text, "kind": "cocotb"})
         if timed_out:
             return replace(base, status=Status.TIMEOUT, detail=f"cocotb test did not finish within {options.run_timeout_s:g} s")

@@ -24,6 +24,13 @@ from sim.guard import check_sv
 from sim.lcov import write_lcov
 from sim.messages import parse_messages
 from sim.process import Cancel, Limits, read_tail, run_commands
+from sim.sandbox import (
+    Sandbox,
+    SandboxMode,
+    compiler_cache_dir,
+    runtime_paths,
+    status_note,
+)
 from sim.suite import Design
 from sim.tools import Verilator, find_verilator, tool_env
 from sim.types import (
@@ -73,11 +80,41 @@ class SimOptions:
     waivers: Path | None = None
     """Waiver file (see sim.coverage.parse_waivers); waived points are listed, not scored.
     None uses `<design folder>/coverage.waivers` when that file exists."""
+    sandbox: SandboxMode | None = None
+    """OS sandbox for builds and runs (sim.sandbox); None reads BENCHWRIGHT_SANDBOX (default auto)."""
 
 
 def builds_dir(options: SimOptions) -> Path:
     """Root of the build cache these options use."""
     return options.cache_dir or cache_root() / "builds"
+
+
+def design_paths(design: Design) -> tuple[Path, ...]:
+    """What a build of `design` may read: its folder when it is a design folder, else its own files.
+
+    Loose RTL files (no design.toml) are shown one by one so a design in $HOME does not
+    expose the rest of $HOME.
+    """
+    if (design.root / "design.toml").is_file():
+        return (design.root, *design.rtl, *design.include_dirs)
+    human = design.human_test.files if design.human_test else ()
+    return (*design.rtl, *design.include_dirs, *design.spec, *human)
+
+
+def sandbox_for(design: Design, tool: Verilator, options: SimOptions, *, read: Sequence[Path] = (),
+                write: Sequence[Path] = (), build: bool = False) -> Sandbox:
+    """The OS sandbox of one build or run of `design`: read-only design and tools, writable `write`.
+
+    A build also gets the compiler cache writable, so sandboxed builds still hit ccache.
+    """
+    writable = list(write)
+    if build:
+        ccache = compiler_cache_dir(tool_env(tool)["PATH"])
+        if ccache is not None:
+            ccache.mkdir(parents=True, exist_ok=True)
+            writable.append(ccache)
+    return Sandbox(read_only=(*design_paths(design), *read, *runtime_paths(), tool.bin_dir.parent),
+                   writable=tuple(writable), mode=options.sandbox)
 
 
 def tb_top_name(tb_text: str) -> str | None:
@@ -161,7 +198,9 @@ class BuiltTestbench:
             limits = Limits(timeout_s=self.options.run_timeout_s, memory_bytes=self.options.run_memory_bytes,
                             file_bytes=self.options.file_bytes)
             cmd = simulation_run(self.exe, seed=seed, plusargs=plusargs)
-            (res,) = run_commands([cmd], cwd=work, log_path=log, env=tool_env(self.tool), limits=limits, cancel=cancel)
+            sandbox = sandbox_for(self.design, self.tool, self.options, read=(self.build_dir,))
+            (res,) = run_commands([cmd], cwd=work, log_path=log, env=tool_env(self.tool), limits=limits, cancel=cancel,
+                                  sandbox=sandbox)
             base = SimResult(status=Status.OK, build_s=self.build_s, run_s=res.duration_s, cached=self.cached,
                              notes=self.notes, run_dir=work if not own_dir or self.options.keep_runs else None,
                              extra={"build_argv": list(self.argv), "run_argv": list(res.argv),
@@ -252,7 +291,8 @@ _LINE_MARK = re.compile(r'^`line\s+(\d+)\s+"((?:[^"\\]|\\.)*)"\s+\d+\s*$')
 
 
 def preprocessed_guard(tool: Verilator, spec: BuildSpec, checked: Sequence[Path], cwd: Path,
-                       cancel: Cancel | None = None, timeout_s: float = 120.0) -> SimResult | None:
+                       cancel: Cancel | None = None, timeout_s: float = 120.0,
+                       sandbox: Sandbox | None = None) -> SimResult | None:
     """Guard the testbench text as the compiler will see it (macros expanded, `` pasted).
 
     `check_sv` on the raw text cannot see a `$system` assembled by token pasting or a DPI
@@ -264,7 +304,8 @@ def preprocessed_guard(tool: Verilator, spec: BuildSpec, checked: Sequence[Path]
     log.write_text("")
     argv = [str(tool.verilator), "-E", *common_args(spec), *spec.extra_args, *(str(s) for s in spec.sources)]
     (res,) = run_commands([argv], cwd=cwd, log_path=log, env=tool_env(tool),
-                          limits=Limits(timeout_s=timeout_s, memory_bytes=None, file_bytes=None), cancel=cancel)
+                          limits=Limits(timeout_s=timeout_s, memory_bytes=None, file_bytes=None), cancel=cancel,
+                          sandbox=sandbox)
     text = log.read_bytes().decode("utf-8", "replace")
     if not res.ok:
         messages = tuple(parse_messages(text))
@@ -315,6 +356,10 @@ def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options:
     bad = _known_bad_metrics(options, design)
     metrics = tuple(m for m in options.metrics if m not in bad)
     notes = tuple(f"{m} coverage disabled: it crashes Verilator {tool.version_text.split()[1]} on this design" for m in sorted(bad & set(options.metrics)))
+    # Refuses here (SandboxUnavailableError) when the sandbox is required but unavailable.
+    unsandboxed = status_note(options.sandbox)
+    if unsandboxed:
+        notes = (unsandboxed, *notes)
     gen = dict(generated or {})
     while True:
         probe = BuildSpec(sources=(*design.rtl, *tb_files, *(Path("@gen") / n for n in gen)), top=top,
@@ -335,9 +380,10 @@ def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options:
             bdir.mkdir(parents=True, exist_ok=True)
             for name, text in gen.items():
                 (bdir / name).write_text(text)
+            sandbox = sandbox_for(design, tool, options, read=tb_files, write=(bdir,), build=True)
             if guard:
                 rejected = preprocessed_guard(tool, spec, (*tb_files, *(bdir / n for n in gen)), bdir, cancel,
-                                              min(120.0, options.build_timeout_s))
+                                              min(120.0, options.build_timeout_s), sandbox)
                 if rejected is not None:
                     return replace(rejected, notes=notes)
             log = bdir / "build.log"
@@ -345,7 +391,8 @@ def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options:
             start = time.monotonic()
             limits = Limits(timeout_s=options.build_timeout_s, memory_bytes=options.build_memory_bytes,
                             file_bytes=None)
-            results = run_commands(cmds, cwd=bdir, log_path=log, env=tool_env(tool), limits=limits, cancel=cancel)
+            results = run_commands(cmds, cwd=bdir, log_path=log, env=tool_env(tool), limits=limits, cancel=cancel,
+                                   sandbox=sandbox)
             took = time.monotonic() - start
             if results[-1].ok and exe.is_file():
                 (bdir / "ok").write_text("")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from sim.sandbox import Sandbox
 from sim.types import Command
 
 logger = logging.getLogger(__name__)
@@ -119,8 +120,9 @@ def run_command(
     env: Mapping[str, str] | None = None,
     limits: Limits = Limits(),
     cancel: Cancel | None = None,
+    sandbox: Sandbox | None = None,
 ) -> RunResult:
-    """Run one command in its own session with limits; never raises on failure.
+    """Run one command in its own session with limits; never raises on a failing command.
 
     Args:
         cmd: argv.
@@ -129,9 +131,14 @@ def run_command(
         env: full environment for the child (default: the current one).
         limits: resource limits.
         cancel: optional object with `is_set()`; when it becomes set the group is killed.
+        sandbox: run inside these OS namespaces (sim.sandbox); None runs it directly (trusted tools).
+
+    Raises:
+        SandboxUnavailableError: the sandbox is required but namespaces do not work here.
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     logger.info("run (cwd=%s): %s", cwd, shlex.join(cmd))
+    argv = list(cmd) if sandbox is None else sandbox.wrap(cmd, cwd, env)
     start = time.monotonic()
     timed_out = False
     with log_path.open("ab") as log:
@@ -139,7 +146,7 @@ def run_command(
         log.flush()
         try:
             proc = subprocess.Popen(
-                cmd,
+                argv,
                 cwd=cwd,
                 env=dict(env) if env is not None else None,
                 stdin=subprocess.DEVNULL,
@@ -186,11 +193,13 @@ def run_commands(
     env: Mapping[str, str] | None = None,
     limits: Limits = Limits(),
     cancel: Cancel | None = None,
+    sandbox: Sandbox | None = None,
 ) -> list[RunResult]:
     """Run commands in order, stopping at the first failure; returns the results run."""
     results: list[RunResult] = []
     for cmd in cmds:
-        result = run_command(cmd, cwd=cwd, log_path=log_path, env=env, limits=limits, cancel=cancel)
+        result = run_command(cmd, cwd=cwd, log_path=log_path, env=env, limits=limits, cancel=cancel,
+                             sandbox=sandbox)
         results.append(result)
         if not result.ok:
             break
