@@ -96,6 +96,20 @@ def _export(result: SimResult, out: Path) -> None:
     (out / "result.json").write_text(json.dumps(result_json(result), indent=1))
 
 
+def sandbox_line() -> tuple[bool, str]:
+    """(usable, one line) saying whether testbenches run inside the OS sandbox, and what to do if not."""
+    from sim.sandbox import SandboxUnavailableError, mode_from_env, probe, status_note
+
+    try:
+        mode = mode_from_env()
+        note = status_note(mode)
+    except (ValueError, SandboxUnavailableError) as exc:
+        return False, f"REFUSING TO RUN: {exc}"
+    if note is None:
+        return True, f"bubblewrap namespaces ({probe().bwrap}; mode {mode.value}): user/mount/pid/net, run dir only writable"
+    return True, f"OFF ({mode.value}): {note}"
+
+
 def doctor_main(argv: list[str]) -> int:
     """Print tool paths and versions; exit 1 when something required is missing."""
     argparse.ArgumentParser(prog="benchwright doctor").parse_args(argv)
@@ -113,6 +127,9 @@ def doctor_main(argv: list[str]) -> int:
         ok = False
         lines.append(f"verilator    MISSING: {exc}")
     lines.append(f"ccache       {shutil.which('ccache') or 'not found (rebuilds are slower)'}")
+    sandbox_ok, sandbox_text = sandbox_line()
+    ok = ok and sandbox_ok
+    lines.append(f"sandbox      {sandbox_text}")
     for mod, extra in (("cocotb", "cocotb"), ("llama_cpp", "llama"), ("openai", "openai"),
                        ("torch", "train"), ("pygls", "(core)")):
         found = importlib.util.find_spec(mod) is not None
