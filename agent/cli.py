@@ -9,8 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sim.discover import load_designs
 from sim.errors import SimError
-from sim.suite import Design, load_design, load_suite
+from sim.init_cli import add_input_args, design_from_args
+from sim.suite import Design
 
 POLICY_NAMES = ("heuristic", "random", "random-guided", "llama", "openai")
 """Policies selectable on the command line."""
@@ -52,14 +54,10 @@ def _setup_logging(verbose: bool) -> None:
                         format="%(levelname)s %(name)s: %(message)s")
 
 
-def _load(path: Path) -> Design:
-    return load_design(path)
-
-
 def run_main(argv: list[str]) -> int:
     """Entry point of `benchwright run`; exit 0 when the best testbench simulates."""
     p = argparse.ArgumentParser(prog="benchwright run", description="Generate and refine a testbench for one design.")
-    p.add_argument("design", type=Path, help="design folder (with design.toml)")
+    add_input_args(p)
     p.add_argument("--out", type=Path, help="output folder (default: benchwright-out/<design>)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--target", type=float, help="coverage target in percent (default: the design's)")
@@ -73,7 +71,7 @@ def run_main(argv: list[str]) -> int:
     from agent.report import episode_json, episode_markdown
 
     try:
-        design = _load(args.design)
+        design = design_from_args(args, "benchwright run")
         policy = get_policy(args.policy, **policy_options(args))
     except (SimError, ValueError, OSError) as exc:
         sys.stderr.write(f"benchwright run: {exc}\n")
@@ -134,7 +132,10 @@ def _write_cocotb(design: Design, companions: dict[str, str], out: Path) -> dict
 def bench_main(argv: list[str]) -> int:
     """Entry point of `benchwright bench`."""
     p = argparse.ArgumentParser(prog="benchwright bench", description="Score a policy (or the human tests) on a suite.")
-    p.add_argument("suite", type=Path, help="suite folder (one design folder each)")
+    p.add_argument("suite", nargs="*", type=Path,
+                   help="suite folder (one design folder each, design.toml optional), a design folder, or RTL files")
+    p.add_argument("-f", "--filelist", type=Path, help="one design from an EDA filelist")
+    p.add_argument("--top", default="", help="top module of an inferred design (default: inferred)")
     p.add_argument("--samples", type=int, default=1, help="episodes per design (default: %(default)s)")
     p.add_argument("--jobs", type=int, default=1, help="designs in parallel (default: %(default)s)")
     p.add_argument("--limit", type=int, help="only the first K designs")
@@ -148,7 +149,8 @@ def bench_main(argv: list[str]) -> int:
     from agent.bench import BenchJob, run_bench
 
     try:
-        designs = load_suite(args.suite)
+        designs = load_designs(args.suite or ([] if args.filelist else [Path()]), args.filelist, args.top,
+                               warn=lambda text: sys.stderr.write(f"benchwright bench: {text}\n"))
         options = policy_options(args)
     except SimError as exc:
         sys.stderr.write(f"benchwright bench: {exc}\n")

@@ -6,6 +6,7 @@ import importlib
 import sys
 
 COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("sim.init_cli:init_main", "infer a design (top, files, clocks, resets) and write design.toml"),
     "sim": ("sim.cli:sim_main", "simulate a design's testbench with coverage"),
     "doctor": ("sim.cli:doctor_main", "show tool paths and versions"),
     "run": ("agent.cli:run_main", "run an episode: generate/refine a testbench for one design"),

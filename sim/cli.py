@@ -7,20 +7,21 @@ import json
 import logging
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from sim.errors import SimError
 from sim.evaluate import SimOptions, evaluate_files
+from sim.init_cli import add_input_args, design_from_args
 from sim.report import result_json, result_text
-from sim.suite import Design, design_from_files, load_design
+from sim.suite import Design, design_from_files
 from sim.types import METRICS, SimResult
 
 
 def sim_parser() -> argparse.ArgumentParser:
     """Arguments of `benchwright sim`."""
     p = argparse.ArgumentParser(prog="benchwright sim", description="Simulate a testbench with Verilator coverage.")
-    p.add_argument("design", nargs="+", type=Path, help="a design folder (with design.toml), or RTL files with --top")
-    p.add_argument("--top", help="top module when DESIGN is a list of RTL files")
+    add_input_args(p, top_help="top module (default: design.toml's, else inferred)")
     p.add_argument("--tb", type=Path, help="testbench file (.sv, or a cocotb test .py)")
     p.add_argument("--human", action="store_true", help="run the design's human test from design.toml")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -28,18 +29,20 @@ def sim_parser() -> argparse.ArgumentParser:
     p.add_argument("--metrics", default=",".join(METRICS), help="comma-separated metrics (default: %(default)s)")
     p.add_argument("--timeout", type=float, default=60.0, help="simulation wall-clock limit in seconds")
     p.add_argument("--waivers", type=Path, help="waiver file (default: <design>/coverage.waivers if present)")
-    p.add_argument("-I", "--incdir", action="append", type=Path, default=[], help="include dir (with --top)")
-    p.add_argument("-D", "--define", action="append", default=[], help="define NAME[=VALUE] (with --top)")
+    p.add_argument("-I", "--incdir", action="append", type=Path, default=[], help="extra include dir")
+    p.add_argument("-D", "--define", action="append", default=[], help="extra define NAME[=VALUE]")
     p.add_argument("-v", "--verbose", action="store_true", help="log command lines to stderr")
     return p
 
 
 def _design_of(args: argparse.Namespace) -> Design:
-    if len(args.design) == 1 and args.design[0].is_dir():
-        return load_design(args.design[0])
-    if not args.top:
-        raise SimError("give a design folder, or RTL files together with --top MODULE")
-    return design_from_files(args.design, args.top, args.incdir, args.define)
+    files_with_top = args.top and args.design and not args.filelist and all(p.is_file() for p in args.design)
+    if files_with_top:
+        # Everything was given: use the files as listed, no inference.
+        return design_from_files(args.design, args.top, args.incdir, args.define)
+    design = design_from_args(args, "benchwright sim")
+    extra_dirs = tuple(p.resolve() for p in args.incdir)
+    return replace(design, include_dirs=(*design.include_dirs, *extra_dirs), defines=(*design.defines, *args.define))
 
 
 def simulate(design: Design, tb: Path | None, human: bool, options: SimOptions) -> SimResult:

@@ -1,0 +1,3 @@
+// Leaf cells (a nested filelist).
+prescaler.sv
+pwm_channel.sv
