@@ -63,13 +63,17 @@ class SandboxUnavailableError(SimError):
     """The sandbox is required but cannot be set up here; the message says why and what to do."""
 
 
+class SandboxModeError(SimError, ValueError):
+    """A sandbox mode that is not auto, require or off (from the environment or a setting)."""
+
+
 def parse_mode(value: str | None) -> SandboxMode:
-    """`auto`/`require`/`off` (case-insensitive; empty means auto) or a clear ValueError."""
+    """`auto`/`require`/`off` (case-insensitive; empty means auto) or a clear SandboxModeError."""
     text = (value or "auto").strip().lower()
     try:
         return SandboxMode(text)
     except ValueError:
-        raise ValueError(f"sandbox mode {value!r} is not one of auto, require, off "
+        raise SandboxModeError(f"sandbox mode {value!r} is not one of auto, require, off "
                          f"(set by {MODE_ENV} or {SETTING})") from None
 
 
