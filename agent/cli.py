@@ -22,7 +22,8 @@ def add_policy_args(p: argparse.ArgumentParser, extra: tuple[str, ...] = ()) -> 
     """Options shared by run and bench that choose and configure the policy."""
     p.add_argument("--policy", default="heuristic", choices=(*POLICY_NAMES, *extra),
                    help="proposal source (default: %(default)s, the built-in engine)")
-    p.add_argument("--model", help="GGUF file (llama) or model name (openai)")
+    p.add_argument("--model", help="GGUF file or packaged short name such as smollm2-135m "
+                   "(llama; `benchwright models` lists them), or model name (openai)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (openai)")
     p.add_argument("--threads", type=int, help="CPU threads for llama.cpp")
     p.add_argument("--ctx", type=int, default=8192, help="llama.cpp context size (default: %(default)s)")
@@ -38,7 +39,7 @@ def policy_options(args: argparse.Namespace) -> dict[str, Any]:
     """Constructor options for the chosen policy from the parsed arguments."""
     if args.policy == "llama":
         if not args.model:
-            raise SimError("--policy llama needs --model PATH (a GGUF file)")
+            raise SimError("--policy llama needs --model PATH (a GGUF file) or a short name (smollm2-135m)")
         return {"model_path": args.model, "n_ctx": args.ctx, "n_threads": args.threads,
                 "max_tokens": args.max_tokens, "seed": args.seed}
     if args.policy == "openai":

@@ -58,6 +58,9 @@ class Completion:
     """Money spent, where the backend knows it (0 for local models)."""
     model: str = ""
     """Model name as the backend reports it."""
+    chat_format: str = ""
+    """How the prompt was templated: llama.cpp's `chat_template.default` means the GGUF's own
+    `tokenizer.chat_template`; a named format (`chatml`, ...) is one llama.cpp matched it to."""
     attempts: int = 1
     """Requests made (more than one after transient errors)."""
     timings: Mapping[str, float] = field(default_factory=dict)
@@ -69,7 +72,8 @@ class Completion:
             "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
             "cached_tokens": self.cached_tokens, "seconds": round(self.seconds, 4),
             "finish_reason": self.finish_reason, "cost": self.cost, "model": self.model,
-            "attempts": self.attempts, **{k: round(v, 3) for k, v in self.timings.items()},
+            "attempts": self.attempts, **({"chat_format": self.chat_format} if self.chat_format else {}),
+            **{k: round(v, 3) for k, v in self.timings.items()},
         }
 
 
@@ -171,10 +175,16 @@ class LlamaPolicy(LLMPolicy):
                  cache: bool = True, ram_cache_bytes: int = 0,
                  limits: PromptLimits = DEFAULT_LIMITS, verbose: bool = False) -> None:
         from agent.backends.llama_backend import LlamaBackend
+        from agent.models import ModelNotInstalledError, resolve_model
 
-        path = model_path or model
-        if not path:
-            raise ModelFileError("the llama policy needs model_path (a GGUF file)")
+        name = model_path or model
+        if not name:
+            raise ModelFileError("the llama policy needs model_path (a GGUF file or a short name "
+                                 "such as smollm2-135m)")
+        try:
+            path = resolve_model(name)
+        except ModelNotInstalledError as exc:
+            raise ModelFileError(str(exc)) from exc
         backend = LlamaBackend(path, n_ctx=n_ctx, n_threads=n_threads, seed=seed or 0,
                                use_grammar=use_grammar, cache=cache,
                                ram_cache_bytes=ram_cache_bytes, verbose=verbose)

@@ -11,6 +11,7 @@ Without --model it builds a tiny random model (no download) and converts it to Q
 
     python benchmarks/llama_speed.py                              # tiny h256/l4 model
     python benchmarks/llama_speed.py --model qwen3-4b-Q4_K_M.gguf --threads 8
+    python benchmarks/llama_speed.py --model smollm2-135m --threads 1   # packaged short name
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from agent.backends.llama_backend import max_tokens_guard
 from agent.llm import LlamaPolicy
+from agent.models import resolve_model
 from agent.policy import Budget, State
 from agent.prompting import render_messages
 from sim.suite import Design, load_design
@@ -178,7 +180,7 @@ def rounds(model: Path, design: Design, args: argparse.Namespace) -> dict[str, A
 def main() -> None:
     """Run both measurements and print a JSON report."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", type=Path, help="GGUF to measure (default: build a tiny one)")
+    ap.add_argument("--model", help="GGUF path or packaged short name (default: build a tiny one)")
     ap.add_argument("--design", type=Path, default=DEFAULT_DESIGN, help="design folder for the prompt")
     ap.add_argument("--hidden", type=int, default=256, help="tiny model hidden size")
     ap.add_argument("--layers", type=int, default=4, help="tiny model layers")
@@ -192,7 +194,7 @@ def main() -> None:
     args = ap.parse_args()
     design = load_design(args.design)
     with tempfile.TemporaryDirectory() as tmp:
-        model = args.model or build_tiny(args.hidden, args.layers, Path(tmp))
+        model = resolve_model(args.model) if args.model else build_tiny(args.hidden, args.layers, Path(tmp))
         report = {"model": str(args.model or f"tiny qwen3 h{args.hidden} l{args.layers} Q8_0"),
                   "model_bytes": model.stat().st_size, "design": design.name,
                   "threads": args.threads, "n_ctx": args.n_ctx,

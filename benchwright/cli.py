@@ -15,6 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("server.watch:main", "re-simulate on file changes in a terminal"),
     "train": ("training.cli:main", "offline training pipeline stages"),
     "export": ("training.checkpoint:main", "convert a local HF checkpoint / LoRA adapter to a quantized GGUF"),
+    "models": ("agent.models:main", "list local GGUF models (packaged short names, $BENCHWRIGHT_MODELS_DIR)"),
 }
 """Command name -> (dotted entry point, one-line help)."""
 

@@ -77,6 +77,12 @@ class Run:
         if self.cfg.model.kind == "path":
             return Path(self.cfg.model.path)
         base = self.out / "base"
+        if self.cfg.model.kind == "gguf":
+            if not (base / "config.json").is_file():
+                from training.gguf_base import dequantize_to_hf
+
+                dequantize_to_hf(self.cfg.model.gguf, base, threads=self.cfg.sft.threads)
+            return base
         if not (base / "config.json").is_file():
             from training.tiny import make_tiny_model
 

@@ -107,10 +107,13 @@ class StageConfig:
 class ModelConfig:
     """The student's base model."""
 
-    kind: str = _f("tiny", "`tiny` (created in code by training.tiny) or `path` (a local HF model directory)")
+    kind: str = _f("tiny", "`tiny` (created in code by training.tiny), `path` (a local HF model directory) "
+                           "or `gguf` (a GGUF dequantised into transformers, e.g. smollm2-135m)")
     """How the base model is obtained."""
     path: str = _f("", "local HF model directory (kind = path), e.g. /models/Qwen3-4B-Instruct-2507")
     """Base model directory."""
+    gguf: str = _f("", "kind = gguf: GGUF path or packaged short name (smollm2-135m); also the `base` eval policy")
+    """Base GGUF (loaded with transformers' gguf_file=, dequantised to fp32)."""
     arch: str = _f("qwen3", "tiny: architecture")
     """Tiny architecture."""
     hidden: int = _f(256, "tiny: hidden size (multiple of 16)")
@@ -185,7 +188,7 @@ class ExportConfig:
 class EvalConfig:
     """Student vs teacher on the held-out split."""
 
-    policies: list[str] = field(default_factory=lambda: ["student", "heuristic"], metadata={"help": "`student` (the exported GGUF) and/or registry policy names"})
+    policies: list[str] = field(default_factory=lambda: ["student", "heuristic"], metadata={"help": "`student` (the exported GGUF), `base` (model.gguf, untrained) and/or registry policy names"})
     """What to bench."""
     refinements: int = _f(3, "refinements per episode")
     """Rounds."""
@@ -219,6 +222,8 @@ class PromptConfig:
     """Error cap."""
     max_log_lines: int = _f(40, "log lines shown for a failed run")
     """Log cap."""
+    compact_targets: bool = _f(False, "write the heuristic teacher's replay testbenches compactly in SFT records (training.compact)")
+    """Compact replay tables in records (same stimulus, about a third of the tokens)."""
 
     def limits(self) -> Any:
         """As agent.prompting.PromptLimits."""
@@ -378,10 +383,12 @@ def validate(cfg: TrainConfig) -> None:
     """Fail early, naming the offending values."""
     from training.gguf import OUTTYPES, QTYPES
 
-    if cfg.model.kind not in ("tiny", "path"):
-        raise ConfigError(f"model.kind={cfg.model.kind!r}: expected 'tiny' or 'path'")
+    if cfg.model.kind not in ("tiny", "path", "gguf"):
+        raise ConfigError(f"model.kind={cfg.model.kind!r}: expected 'tiny', 'path' or 'gguf'")
     if cfg.model.kind == "path" and not cfg.model.path:
         raise ConfigError("model.kind='path' needs model.path (a local HF model directory)")
+    if cfg.model.kind == "gguf" and not cfg.model.gguf:
+        raise ConfigError("model.kind='gguf' needs model.gguf (a GGUF path or a short name such as smollm2-135m)")
     if cfg.export.outtype not in OUTTYPES:
         raise ConfigError(f"export.outtype={cfg.export.outtype!r} is not one of {OUTTYPES}")
     if cfg.export.qtype and cfg.export.qtype not in QTYPES:
@@ -402,8 +409,10 @@ def validate(cfg: TrainConfig) -> None:
     if cfg.teacher.policy not in POLICIES:
         raise ConfigError(f"teacher.policy={cfg.teacher.policy!r} is not one of {', '.join(POLICIES)}")
     for name in cfg.eval.policies:
-        if name != "student" and name not in POLICIES:
-            raise ConfigError(f"eval.policies has {name!r}: expected 'student' or one of {', '.join(POLICIES)}")
+        if name not in ("student", "base") and name not in POLICIES:
+            raise ConfigError(f"eval.policies has {name!r}: expected 'student', 'base' or one of {', '.join(POLICIES)}")
+    if "base" in cfg.eval.policies and cfg.model.kind != "gguf":
+        raise ConfigError("eval.policies has 'base', which needs model.kind='gguf' (the base GGUF to bench)")
 
 
 def to_dict(cfg: TrainConfig) -> dict[str, Any]:

@@ -22,13 +22,55 @@ def bench_jobs(designs: list[Any], policy: str, options: dict[str, Any], ev: Any
             for d in designs]
 
 
+def usage_totals(trajectories: list[dict[str, Any]]) -> dict[str, Any]:
+    """LLM usage summed over trajectory records: replies, parse failures, tokens, tokens/s.
+
+    `decode_tok_s` is llama.cpp's own decode rate (generated tokens / decode time);
+    `e2e_tok_s` divides generated tokens by the whole request time (prompt eval included).
+    """
+    replies = format_errors = completion = decode_tokens = prompt = cached = 0
+    decode_ms = seconds = 0.0
+    formats: set[str] = set()
+    for traj in trajectories:
+        for step in traj.get("steps", []):
+            usage = step.get("usage") or {}
+            if "completion_tokens" not in usage:
+                continue
+            replies += 1
+            format_errors += 1 if step.get("format_error") else 0
+            completion += int(usage.get("completion_tokens", 0))
+            prompt += int(usage.get("prompt_tokens", 0))
+            cached += int(usage.get("cached_tokens", 0))
+            decode_tokens += int(usage.get("decode_tokens", 0))
+            decode_ms += float(usage.get("decode_ms", 0.0))
+            seconds += float(usage.get("seconds", 0.0))
+            if usage.get("chat_format"):
+                formats.add(str(usage["chat_format"]))
+    return {
+        "replies": replies, "format_errors": format_errors, "completion_tokens": completion,
+        "prompt_tokens": prompt, "cached_tokens": cached,
+        "decode_tok_s": round(decode_tokens / (decode_ms / 1000.0), 1) if decode_ms > 0 else None,
+        "e2e_tok_s": round(completion / seconds, 1) if seconds > 0 else None,
+        "chat_formats": sorted(formats),
+    }
+
+
+def read_trajectories(folder: Path) -> list[dict[str, Any]]:
+    """Every trajectory.json below `folder`."""
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.rglob("trajectory.json"))]
+
+
 def compare_markdown(results: dict[str, dict[str, Any]]) -> str:
-    """A small student-vs-teacher table from bench summaries."""
-    lines = ["| policy | n | Sim Pass % | Cov Pass % | Avg Cov % | wall s |", "|---|---|---|---|---|---|"]
+    """A small student-vs-base-vs-teacher table from bench summaries (+ LLM usage)."""
+    lines = ["| policy | n | Sim Pass % | Cov Pass % | Avg Cov % | parsed replies | decode tok/s | wall s |",
+             "|---|---|---|---|---|---|---|---|"]
     for name, bench in results.items():
         s = bench["summary"]
+        u = bench.get("usage") or {}
+        parsed = f"{u['replies'] - u['format_errors']}/{u['replies']}" if u.get("replies") else "-"
+        tps = f"{u['decode_tok_s']:.1f}" if u.get("decode_tok_s") else "-"
         lines.append(f"| {name} | {s['n']} | {s['sim_pass']:.1f} | {s['cov_pass']:.1f} | {s['avg_cov']:.2f} | "
-                     f"{s['wall_s']:.0f} |")
+                     f"{parsed} | {tps} | {s['wall_s']:.0f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -62,19 +104,22 @@ def run_eval(cfg: Any, run_dir: Path, gguf: Path | None, out_dir: Path | None = 
     results: dict[str, dict[str, Any]] = {}
     t0 = time.monotonic()
     for name in ev.policies:
-        if name == "student":
-            if gguf is None:
+        if name in ("student", "base"):
+            # `base` is the untrained GGUF the student started from, under the same settings.
+            model = gguf if name == "student" else cfg.model.gguf
+            if not model:
                 raise ValueError("eval of `student` needs an exported GGUF (run the export stage or pass --model)")
-            options = {"model_path": str(gguf), "n_ctx": ev.n_ctx, "n_threads": 1, "max_tokens": ev.max_tokens,
+            options = {"model_path": str(model), "n_ctx": ev.n_ctx, "n_threads": 1, "max_tokens": ev.max_tokens,
                        "seed": 0, "temperature": ev.temperature, "limits": cfg.prompt.limits()}
             policy = "llama"
         else:
             options, policy = {"seed": 0}, name
         results[name] = _bench(bench_jobs(designs, policy, options, ev, out / name), out / name, ev.jobs, policy)
+        results[name]["usage"] = usage_totals(read_trajectories(out / name / "designs"))
     table = compare_markdown(results)
     out.mkdir(parents=True, exist_ok=True)
     (out / "comparison.md").write_text(table, encoding="utf-8")
-    data: dict[str, Any] = {name: {"summary": b["summary"],
+    data: dict[str, Any] = {name: {"summary": b["summary"], "usage": b["usage"],
                    "designs": [{k: d[k] for k in ("name", "sim_pass", "cov_pass", "overall", "status")}
                                for d in b["designs"]]}
             for name, b in results.items()}

@@ -64,6 +64,8 @@ class EpisodeJob:
     """Target override."""
     limits: Any = None
     """agent.prompting.PromptLimits for rendering non-LLM prompts (None: the defaults)."""
+    compact: bool = False
+    """Rewrite replay testbenches compactly in records (training.compact)."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,8 @@ class FixJob:
     """agent.prompting.PromptLimits for rendering non-LLM prompts (None: the defaults)."""
     format_error: str = ""
     """For a format-error state: the parser's message the next prompt carries."""
+    compact: bool = False
+    """Rewrite replay testbenches compactly in records (training.compact)."""
 
 
 def _make_policy(spec: PolicySpec) -> Any:
@@ -106,17 +110,22 @@ def _close(policy: Any) -> None:
 
 def episode_candidates(design: Any, policy: Any, config: Any, key: str,
                        initial: tuple[str, Any] | None = None, limits: Any = None,
-                       format_error: str | None = None) -> list[dict[str, Any]]:
+                       format_error: str | None = None, compact: bool = False) -> list[dict[str, Any]]:
     """Run one episode and return every step as a candidate transition (plain data).
 
     The prompt of each step is rebuilt from the state the loop showed the policy (the
     best-so-far testbench and its live SimResult), with the same renderer as inference;
     LLM policies report the exact messages they sent and those are used instead.
+    With `compact`, replay testbenches (the heuristic teacher's) appear in the rebuilt
+    prompt and in the assistant turn in their compact, equivalent form.
     """
     from agent.loop import run_episode
     from agent.parse import FormatError
     from agent.prompting import DEFAULT_LIMITS
     from training.chat import assistant_turn, prompt_messages
+    from training.compact import compact_or_same
+
+    shown = compact_or_same if compact else (lambda text: text)
 
     limits = limits or DEFAULT_LIMITS
     prev_tb, prev_res = initial if initial is not None else (None, None)
@@ -125,11 +134,11 @@ def episode_candidates(design: Any, policy: Any, config: Any, key: str,
 
     def on_step(rec: Any, ep: Any) -> None:
         nonlocal prev_tb, prev_res, prev_fmt
-        messages = list(rec.messages) or prompt_messages(design, prev_tb, prev_res, rec.step, prev_fmt, limits)
+        messages = list(rec.messages) or prompt_messages(design, shown(prev_tb), prev_res, rec.step, prev_fmt, limits)
         assistant, tb = "", rec.testbench
         if tb.strip():
             try:
-                assistant = assistant_turn(tb, design.top)
+                assistant = assistant_turn(shown(tb) or tb, design.top)
             except (FormatError, ValueError) as exc:
                 logger.info("%s %s/t%d: unrenderable reply: %s", design.name, key, rec.step, exc)
                 tb = ""
@@ -173,7 +182,7 @@ def teacher_episode(job: EpisodeJob) -> list[dict[str, Any]]:
     cfg = AgentConfig(refinements=job.refinements, target=job.target, max_sim_calls=job.max_sim_calls,
                       wall_time_s=job.wall_time_s)
     try:
-        return episode_candidates(design, policy, cfg, job.key, limits=job.limits)
+        return episode_candidates(design, policy, cfg, job.key, limits=job.limits, compact=job.compact)
     finally:
         _close(policy)
 
@@ -214,7 +223,8 @@ def fix_state(job: FixJob) -> list[dict[str, Any]]:
                           wall_time_s=job.wall_time_s)
         try:
             out += episode_candidates(design, policy, cfg, f"{job.state_key.split('/', 1)[-1]}/fix{k}",
-                                      initial=initial, limits=job.limits, format_error=job.format_error)
+                                      initial=initial, limits=job.limits, format_error=job.format_error,
+                                      compact=job.compact)
         finally:
             _close(policy)
     return out
@@ -310,7 +320,7 @@ def run_stage0(cfg: Any, run_dir: Path, *, workers: int, ray: str = "") -> dict[
     # Each mode gets its own seeds: a deterministic teacher would otherwise repeat itself.
     jobs = [EpisodeJob(str(d.root), spec.with_seed(cfg.teacher.seed + 1000 * m + k), f"{mode}/s{k}",
                        0 if mode == "direct" else st.refinements, st.max_sim_calls, st.wall_time_s, st.target,
-                       cfg.prompt.limits())
+                       cfg.prompt.limits(), cfg.prompt.compact_targets)
             for d in _designs(run_dir / "data") for m, mode in enumerate(st.modes) for k in range(st.samples)]
     raw = [c for part in fan_out(teacher_episode, jobs, workers=workers, ray_address=ray) for c in part]
     out = run_dir / "stage0"
@@ -370,7 +380,8 @@ def run_synth(cfg: Any, run_dir: Path, stage: int, policy: PolicySpec, *, worker
     sel_path = run_dir / f"sample{stage}" / "selected.jsonl"
     selected = [json.loads(line) for line in sel_path.read_text(encoding="utf-8").splitlines() if line.strip()]
     jobs = [FixJob(roots[s["design"]], s["key"], s["testbench"], policy.with_seed(st.seed), st.samples,
-                   st.max_sim_calls, st.wall_time_s, st.target, cfg.prompt.limits(), s.get("format_error", ""))
+                   st.max_sim_calls, st.wall_time_s, st.target, cfg.prompt.limits(), s.get("format_error", ""),
+                   cfg.prompt.compact_targets)
             for s in selected if s["design"] in roots]
     raw = [c for part in fan_out(fix_state, jobs, workers=workers, ray_address=ray) for c in part]
     out = run_dir / f"stage{stage}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import struct
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -20,6 +21,7 @@ from agent.llm import (
     ModelFileError,
     completion_from_openai,
 )
+from agent.models import gguf_metadata
 from agent.policy import State
 from agent.prompting import PromptLimits, render_context, render_round, system_prompt
 
@@ -33,6 +35,18 @@ MESSAGE_OVERHEAD_TOKENS = 8
 
 SAFETY_TOKENS = 64
 """Slack kept free in the context for template and tokenization differences."""
+
+FALLBACK_CHAT_FORMATS = {"gemma": "gemma", "gemma2": "gemma", "gemma3": "gemma", "qwen2": "chatml",
+                         "qwen3": "chatml"}
+"""llama.cpp chat format by `general.architecture`, for GGUFs without `tokenizer.chat_template`
+(the Gemma 3 270M base has none; llama.cpp's own default would be Llama-2's `[INST]`)."""
+
+
+def fallback_chat_format(metadata: dict[str, Any]) -> str | None:
+    """The chat format to force when a GGUF has no template of its own, else None."""
+    if metadata.get("tokenizer.chat_template"):
+        return None
+    return FALLBACK_CHAT_FORMATS.get(str(metadata.get("general.architecture", "")))
 
 
 def import_llama_cpp() -> Any:
@@ -116,10 +130,21 @@ class LlamaBackend:
         self._grammars: dict[str, Any] = {}
         self._limits: dict[tuple[Any, ...], PromptLimits] = {}
         check_gguf_file(self.model_path)
-        self.llm = self._load(llama_cpp, n_ctx=n_ctx, n_threads=n_threads, seed=seed)
+        params: dict[str, Any] = {}
+        with contextlib.suppress(ValueError, OSError, struct.error, KeyError, ImportError):
+            # A header llama.cpp would reject anyway is reported by _load below.
+            params["chat_format"] = fallback_chat_format(gguf_metadata(self.model_path))
+        self.llm = self._load(llama_cpp, n_ctx=n_ctx, n_threads=n_threads, seed=seed, **params)
         """The llama_cpp.Llama instance."""
         self.n_ctx: int = int(self.llm.n_ctx())
         """Context window in tokens."""
+        self.chat_template: str = str(self.llm.metadata.get("tokenizer.chat_template") or "")
+        """The GGUF's own chat template ('' when the file has none)."""
+        self.chat_format: str = str(self.llm.chat_format or "")
+        """llama.cpp's choice: `chat_template.default` renders `chat_template` with Jinja2."""
+        if not self.chat_template:
+            logger.warning("%s has no tokenizer.chat_template; using llama.cpp's %r format",
+                           self.model_path.name, self.chat_format)
         if ram_cache_bytes > 0:
             # Saves the full state after each call; helps when one model alternates designs.
             self.llm.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=ram_cache_bytes))
@@ -237,7 +262,7 @@ class LlamaBackend:
         timings = {"prompt_eval_ms": perf.t_p_eval_ms, "decode_ms": perf.t_eval_ms,
                    "prompt_eval_tokens": float(perf.n_p_eval), "decode_tokens": float(perf.n_eval)}
         return replace(completion, cached_tokens=reused, model=self.model_path.name,
-                       timings=timings)
+                       timings=timings, chat_format=self.chat_format)
 
     def close(self) -> None:
         """Free the model and its context."""

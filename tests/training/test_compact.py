@@ -1,0 +1,83 @@
+"""Compact SFT targets: the rewritten replay is shorter and simulates to the same coverage."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.heuristic import harness as hx
+from agent.heuristic.stimulus import Clock, Field, Layout, Segment, Signal, Step
+from training.compact import Row, compact_or_same, compact_replay, literal, merge_rows
+
+SUITE = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "public"
+
+
+def _layout() -> Layout:
+    fields = (Field("rst", 1, (), False, True, False), Field("a", 8, (), False, False, False),
+              Field("w", 40, (), False, False, False))
+    ports = (Signal("clk", "input", 1, (), False), Signal("rst", "input", 1, (), False),
+             Signal("a", "input", 8, (), False), Signal("w", "input", 40, (), False),
+             Signal("y", "output", 8, (), False))
+    return Layout("top", "dut", fields, (Clock("clk", 5),), ports)
+
+
+def test_merge_rows_adds_cycles_of_identical_neighbours_only() -> None:
+    a, b = ((1, 0), (8, 5)), ((1, 0), (8, 6))
+    rows = [Row(1, a), Row(2, a), Row(1, b), Row(1, a)]
+    assert merge_rows(rows) == [Row(3, a), Row(1, b), Row(1, a)]
+
+
+def test_literal_keeps_wide_fields_sized() -> None:
+    assert literal(1, 1) == "1"
+    assert literal(8, 9) == "9"
+    assert literal(8, 0xAB) == "'hab"
+    assert literal(40, 0xAB) == "40'hab"
+
+
+def test_compact_replay_rewrites_only_the_table() -> None:
+    layout = _layout()
+    same = (0, 3, 1 << 39)
+    segs = [Segment("reset", (Step((1, 0, 0), 2),)),
+            Segment("random", (Step(same, 1), Step(same, 1), Step((0, 200, 7), 4)))]
+    text = hx.render_replay(layout, segs, title="t", notes=["coverage when run alone: line 50%"])
+    out = compact_replay(text)
+    assert out is not None
+    assert len(out) < len(text)
+    assert "localparam int NSTEPS = 3;" in out
+    assert "'{2, 1, 0, 40'h0}," in out
+    assert "'{2, 0, 3, 40'h8000000000}, '{4, 0, 'hc8, 40'h7}" in out
+    assert "    // random" in out
+    assert "coverage when run alone" not in out
+    # Everything outside the table is untouched.
+    assert out.split("typedef")[1].split("localparam")[0] == text.split("typedef")[1].split("localparam")[0]
+    assert out.split("  };", 1)[1] == text.split("  };", 1)[1]
+
+
+def test_other_testbenches_are_left_alone() -> None:
+    tb = "module tb_top;\n  initial $finish;\nendmodule\n"
+    assert compact_replay(tb) is None
+    assert compact_or_same(tb) == tb
+    assert compact_or_same("") == ""
+
+
+@pytest.mark.simulator_required
+@pytest.mark.skipif(not SUITE.is_dir(), reason="public benchmark suite not present")
+def test_compact_replay_simulates_to_identical_coverage() -> None:
+    from agent.heuristic.engine import run_engine
+    from agent.policy import Budget
+    from sim.evaluate import evaluate_sv
+    from sim.suite import load_design
+
+    design = load_design(SUITE / "cvdp__gf_multiplier")
+    tb, rep = run_engine(design, strategy="heuristic", budget=Budget(6, time.monotonic() + 120), seed=0)
+    assert rep.final is not None
+    small = compact_replay(tb)
+    assert small is not None
+    assert len(small) < 0.6 * len(tb)
+    res = evaluate_sv(design, small, tb_name=f"tb_{design.top}.sv")
+    assert res.status.value == "ok", res.log_tail
+    assert res.coverage is not None
+    assert rep.final.coverage is not None
+    assert res.coverage.percents() == rep.final.coverage.percents()
