@@ -263,7 +263,8 @@ def test_training_fan_out_is_contained(canaries: Canaries, tmp_path: Path, figur
         jobs = [EpisodeJob(str(design), policy, f"direct/{k}", 0, 4, 120.0) for k in range(2)]
         results = fan_out(teacher_episode, jobs, workers=2)
     for candidates in results:
-        assert candidates and "error" not in candidates[0], candidates
+        assert candidates, "the episode produced no transition"
+        assert "error" not in candidates[0], candidates
         assert candidates[0]["new"]["status"] == "ok", candidates[0]["new"]
         canaries.assert_contained(json.dumps(candidates))
     figures.add("os_sandbox_contained_training")
@@ -445,7 +446,8 @@ def test_fallback_is_stated_and_require_refuses(tmp_path: Path) -> None:
     assert "bubblewrap namespaces" in used.stdout, used.stdout
     bad = cli("sim", str(design), "--tb", str(tb), "--json", env={**base, "BENCHWRIGHT_SANDBOX": "maybe"},
               cwd=tmp_path)
-    assert bad.returncode == 2 and "not one of auto, require, off" in bad.stderr, bad.stderr
+    assert bad.returncode == 2, bad.stderr
+    assert "not one of auto, require, off" in bad.stderr
 
 
 def test_bwrap_command_line_binds_parents_first(tmp_path: Path) -> None:
@@ -460,11 +462,13 @@ def test_bwrap_command_line_binds_parents_first(tmp_path: Path) -> None:
     assert argv[:3] == ["bwrap", "--unshare-all", "--die-with-parent"]
     assert argv[-3:] == ["--", "./Vsim", "+x"]
     pairs = [(argv[i], argv[i + 1]) for i in range(len(argv) - 1)]
-    assert ("--tmpfs", str(home)) in pairs and ("--tmpfs", "/tmp") in pairs
+    assert ("--tmpfs", str(home)) in pairs
+    assert ("--tmpfs", "/tmp") in pairs
     ro = argv.index("--ro-bind", argv.index(str(home)))
     assert argv[ro + 1] == str(design)
     rw = argv.index("--bind")
-    assert argv[rw + 1] == str(run) and rw > ro  # the writable run dir is mounted over the read-only design
+    assert argv[rw + 1] == str(run)
+    assert rw > ro  # the writable run dir is mounted over the read-only design
     assert str(tmp_path / "missing") not in argv
     assert not any(a.startswith("/etc/shadow") for a in argv)
     assert shutil.which("bwrap") is not None
