@@ -25,7 +25,7 @@ say() { printf '[setup] %s\n' "$*" >&2; }
 
 # --- Debian packages (only when something is missing: apt is the slow part) -------
 need_apt=()
-for tool in ccache:ccache g++:g++ make:make perl:perl cmake:cmake ninja:ninja-build; do
+for tool in ccache:ccache g++:g++ make:make perl:perl cmake:cmake ninja:ninja-build bwrap:bubblewrap; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || need_apt+=("${tool#*:}")
 done
 if ((${#need_apt[@]})); then
