@@ -2,8 +2,11 @@
 
 A design is found by searching upward from the document for a `design.toml` (stopping
 at the workspace folder); without one, the `project.filelist` setting lists the RTL;
-without that, the document is a one-file design whose top is `project.top` or its first
-module. Settings add include dirs and defines and may override the top.
+without that, the design is inferred from the workspace (sim.discover over the files the
+workspace index connects to the document, or over a `.f` filelist that lists it), so
+saving a submodule simulates the top containing it; when that fails, the document is a
+one-file design whose top is `project.top` or its first module. Settings add include
+dirs and defines and may override the top.
 
 The testbench, in order: the `project.testbench` setting, the last proposal the user
 accepted for the design (while the file exists), the design.toml human test, then the
@@ -14,12 +17,14 @@ from __future__ import annotations
 
 import logging
 import re
-import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from server.settings import Settings
-from sim.errors import DesignError
+from server.workspace_index import ModuleIndex
+from sim.discover import gather_filelist, gather_files, infer
+from sim.errors import DesignError, SimError
+from sim.filelist import read_filelist
 from sim.guard import strip_comments
 from sim.suite import Design, design_from_files, load_design
 
@@ -86,28 +91,11 @@ def workspace_of(path: Path, folders: list[Path]) -> Path | None:
 
 
 def parse_filelist(path: Path) -> tuple[list[Path], list[Path], list[str]]:
-    """RTL files, include dirs and defines of a Verilator/VCS-style `-f` file (relative to it)."""
-    files: list[Path] = []
-    incdirs: list[Path] = []
-    defines: list[str] = []
-    base = path.parent
-    for raw in path.read_text(errors="replace").splitlines():
-        line = raw.split("//", 1)[0].split("#", 1)[0].strip()
-        for token in shlex.split(line) if line else []:
-            if token.startswith("+incdir+"):
-                incdirs += [base / d for d in token[len("+incdir+"):].split("+") if d]
-            elif token.startswith("-I"):
-                incdirs.append(base / token[2:])
-            elif token.startswith("+define+"):
-                defines += [d for d in token[len("+define+"):].split("+") if d]
-            elif token.startswith("-D"):
-                defines.append(token[2:])
-            elif token.startswith("-f"):
-                sub = parse_filelist(base / token[2:].strip())
-                files, incdirs, defines = files + sub[0], incdirs + sub[1], defines + sub[2]
-            elif not token.startswith(("-", "+")):
-                files.append((base / token).resolve())
-    return files, incdirs, defines
+    """RTL files, include dirs and defines of a Verilator/VCS-style `-f` file (sim.filelist)."""
+    if not path.is_file():
+        raise FileNotFoundError(2, "filelist not found", str(path))
+    fl = read_filelist(path)
+    return list(fl.files), list(fl.include_dirs), list(fl.defines)
 
 
 def _anchor(value: str, workspace: Path) -> Path:
@@ -124,8 +112,47 @@ def _first_module(path: Path) -> str | None:
     return found[0][0] if found else None
 
 
-def find_project(path: Path, folders: list[Path], settings: Settings) -> Project | None:
+def infer_in_workspace(path: Path, workspace: Path, index: ModuleIndex, top: str) -> Design | None:
+    """The design holding `path`, inferred from the workspace; None when inference fails.
+
+    A `.f` filelist in the workspace that lists `path` is honoured; otherwise the files
+    the index connects to `path` are parsed. When several tops are possible, the one
+    whose hierarchy contains `path`'s modules wins. The reason for a failure is logged
+    (the caller falls back to a one-file design, so lint keeps working).
+    """
+    index.ensure(workspace)
+    index.update(path)
+    facts = index.facts(path)
+    containing = facts.modules if facts is not None else ()
+    listing = index.filelist_for(path, workspace)
+    flag = "the benchwright.project.top setting"
+    inferred = None
+    if listing is not None:
+        try:
+            inferred = infer(gather_filelist(listing), top, containing, flag=flag)
+        except (SimError, OSError) as exc:
+            # E.g. project.top names a module the list does not hold: the files decide.
+            logger.info("%s does not give the design of %s: %s", listing, path.name, exc)
+    if inferred is None:
+        try:
+            files = index.component(path, workspace) or [path]
+            inferred = infer(gather_files(files, stop=workspace), top, containing, flag=flag)
+        except (SimError, OSError) as exc:
+            logger.warning("Benchwright: could not infer the design of %s: %s", path.name, exc)
+            return None
+    if path not in inferred.design.rtl:
+        logger.info("%s is not part of the inferred design %s", path, inferred.design.top)
+        return None
+    logger.info("inferred design of %s:\n  %s", path.name, "\n  ".join(inferred.explain()))
+    return inferred.design
+
+
+def find_project(path: Path, folders: list[Path], settings: Settings,
+                 index: ModuleIndex | None = None) -> Project | None:
     """The design `path` belongs to, or None when it cannot be determined.
+
+    `index` enables inference from the workspace (without it a document outside a
+    design.toml or filelist is a one-file design).
 
     Raises:
         DesignError: a design.toml or filelist exists but is invalid.
@@ -144,10 +171,15 @@ def find_project(path: Path, folders: list[Path], settings: Settings) -> Project
             raise DesignError(f"{filelist}: lists no RTL file with a module")
         design = replace(design_from_files(files, top, incdirs, defines), root=workspace or filelist.parent)
     elif path.suffix in HDL_SUFFIXES and path.suffix not in HEADER_SUFFIXES:
+        inferred = infer_in_workspace(path, workspace, index, proj.top) \
+            if index is not None and workspace is not None else None
         top = proj.top or _first_module(path)
-        if top is None:
+        if inferred is not None:
+            design = inferred
+        elif top is None:
             return None
-        design = design_from_files([path], top)
+        else:
+            design = design_from_files([path], top)
     else:
         return None
     anchor = workspace or design.root

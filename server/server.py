@@ -36,6 +36,7 @@ from server.settings import (
     parse_settings,
     section_of,
 )
+from server.workspace_index import ModuleIndex
 from sim.types import SimResult
 
 logger = logging.getLogger(__name__)
@@ -90,6 +91,8 @@ class BenchwrightServer(LanguageServer):
         """Pending re-simulations from watched-file events, per design root."""
         self.jobs = Jobs()
         """Simulations and episodes."""
+        self.module_index = ModuleIndex()
+        """Units each workspace HDL file declares and uses (design inference without design.toml)."""
         self.commands: deque[tuple[str, str]] = deque(maxlen=MAX_COMMAND_LINES)
         """(what, command line) of recent child processes, for doctor."""
         self.shadow_dir = Path(tempfile.mkdtemp(prefix="benchwright-lsp-"))

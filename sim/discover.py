@@ -30,6 +30,7 @@ from sim.infer import (
     add_package_refs,
     choose_top,
     clock_reset_by_name,
+    closure,
     compile_order,
     testbench_reason,
     units_from_tree,
@@ -206,8 +207,10 @@ def _tb_folder(rel: Path) -> Path | None:
 
 
 def gather_files(files: list[Path], include_dirs: list[Path] | None = None,
-                 defines: list[str] | None = None) -> Sources:
-    """Sources of an explicit file list (headers beside them are found for `include`s).
+                 defines: list[str] | None = None, stop: Path | None = None) -> Sources:
+    """Sources of an explicit file list; headers under their project folder serve the `include`s.
+
+    `stop` bounds the project folder (see `project_root`).
 
     Raises:
         DesignError: a file does not exist.
@@ -216,11 +219,29 @@ def gather_files(files: list[Path], include_dirs: list[Path] | None = None,
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         raise DesignError(f"RTL file(s) not found: {', '.join(missing)}")
-    folders = list(dict.fromkeys(f.parent for f in files))
-    root = Path(os.path.commonpath([str(f) for f in folders]))
-    headers = sorted({h for d in folders for s in hdl_scan.HDL_HEADER_SUFFIXES for h in d.glob(f"*{s}")})
-    return _finish(root, files[0].stem, files, headers, [p.resolve() for p in include_dirs or []],
+    root = project_root(files, stop)
+    headers = hdl_files(root)[1]
+    return _finish(root, root.name, files, headers, [p.resolve() for p in include_dirs or []],
                    list(defines or []), f"{len(files)} file(s) given", [])
+
+
+SOURCE_DIRS = frozenset(("rtl", "src", "hdl", "source", "sources", "verilog", "sv", "design", "include", "inc",
+                         "pkg", "packages", "ip", "lib", "core", "cores", "modules"))
+"""Folder names that hold a project's sources rather than being the project."""
+
+
+def project_root(files: list[Path], stop: Path | None = None) -> Path:
+    """The project folder of some sources: their common folder, above `rtl/`-like names.
+
+    `stop` (a workspace folder) is never left. The project folder is where design.toml,
+    `tb/` and the state live, so `rtl/` itself is the wrong answer (pure).
+    """
+    root = Path(os.path.commonpath([str(f.parent) for f in files]))
+    while root.name.lower() in SOURCE_DIRS and root != stop and root.parent != root:
+        if stop is not None and stop not in root.parents:
+            break
+        root = root.parent
+    return root
 
 
 def gather_filelist(path: Path, root: Path | None = None) -> Sources:
@@ -244,6 +265,16 @@ def gather_filelist(path: Path, root: Path | None = None) -> Sources:
 
 
 # -- parsing --------------------------------------------------------------------------
+
+
+def duplicate_units(facts: dict[Path, hdl_scan.FileFacts], names: list[str]) -> dict[str, list[Path]]:
+    """Units among `names` that several files declare (Verilator would silently take one)."""
+    where: dict[str, list[Path]] = {}
+    for path, f in facts.items():
+        for name in f.declared:
+            if name in names:
+                where.setdefault(name, []).append(path)
+    return {n: files for n, files in where.items() if len(files) > 1}
 
 
 def parse_command(sources: Sources, files: list[Path], tool: Verilator, out_dir: Path) -> Command:
@@ -348,9 +379,14 @@ def infer(sources: Sources, top: str = "", containing: tuple[str, ...] = (), *,
     if hit is not None:
         return hit
     tree, dropped = parse_all(sources, tool)
-    units = add_package_refs(units_from_tree(tree),
-                             {f: hdl_scan.scan(_read(f)).package_refs for f in sources.files})
+    facts = {f: hdl_scan.scan(_read(f)) for f in sources.files if f not in {d for d, _ in dropped}}
+    units = add_package_refs(units_from_tree(tree), {f: s.package_refs for f, s in facts.items()})
     choice = choose_top(units, top or sources.top, containing, flag)
+    twice = duplicate_units(facts, [u.name for u in closure(units, choice.top)])
+    if twice:
+        listed = "; ".join(f"{name} in {', '.join(str(f) for f in files)}" for name, files in twice.items())
+        raise DesignError(f"{sources.origin}: {choice.top} needs units defined more than once ({listed}); "
+                          "list the files to use with -f FILELIST, or point at a smaller folder")
     rtl = compile_order(units, choice.top)
     used = set(rtl)
     # Library (-y/-v) files Verilator pulled in are listed explicitly, so the design

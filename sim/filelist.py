@@ -53,13 +53,13 @@ class FileList:
 
 
 def _strip_comments(text: str) -> str:
-    """Drop `//` and `/* */` comments and `#` lines (all three occur in real filelists)."""
+    """Drop `//`, `/* */` and `#` comments (all three occur in real filelists).
+
+    A `#` starts a comment at the start of a line or after whitespace, so `+define+X=#1`
+    keeps its value.
+    """
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-    lines = []
-    for raw in text.splitlines():
-        line = raw.split("//", 1)[0]
-        lines.append("" if line.lstrip().startswith("#") else line)
-    return "\n".join(lines)
+    return "\n".join(re.split(r"(?:^|\s)#", raw.split("//", 1)[0], maxsplit=1)[0] for raw in text.splitlines())
 
 
 def expand_env(token: str, env: Mapping[str, str]) -> str:

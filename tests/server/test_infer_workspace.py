@@ -1,0 +1,165 @@
+"""Design inference in the server: the incremental workspace index, find_project without
+design.toml, and (over stdio) saving a leaf module of a multi-file design publishes the top's coverage."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from lsp_session import REPO, requires_verilator, start_session
+
+from server.project import find_project
+from server.settings import Settings
+from server.workspace_index import ModuleIndex
+
+EXAMPLE = REPO / "examples" / "pwm_timer"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    """A workspace holding the multi-file example (no design.toml) and an unrelated design."""
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root / "pwm_timer")
+    write(root / "other" / "blinky.sv", "module blinky(input logic clk, output logic led);\n"
+          "  always_ff @(posedge clk) led <= ~led;\nendmodule\n")
+    return root
+
+
+def test_index_connects_a_leaf_to_its_design_and_rescans_only_a_saved_file(ws: Path) -> None:
+    index = ModuleIndex()
+    index.ensure(ws)
+    first = index.scans
+    assert first == 7  # 6 .sv/.svh files of the example + blinky.sv
+    leaf = ws / "pwm_timer" / "rtl" / "prescaler.sv"
+    names = sorted(p.relative_to(ws).as_posix() for p in index.component(leaf, ws))
+    assert names == ["pwm_timer/rtl/pkg/pwm_pkg.sv", "pwm_timer/rtl/prescaler.sv", "pwm_timer/rtl/pwm_channel.sv",
+                     "pwm_timer/rtl/pwm_timer.sv", "pwm_timer/tb/tb_pwm_timer.sv"]
+    assert index.component(ws / "other" / "blinky.sv", ws) == [ws / "other" / "blinky.sv"]
+
+    index.ensure(ws)
+    index.update(leaf)  # unchanged: not re-scanned
+    assert index.scans == first
+    leaf.write_text(leaf.read_text() + "\n// edited\n")
+    os.utime(leaf, ns=(1, 1))
+    index.update(leaf)
+    assert index.scans == first + 1
+
+    new = write(ws / "pwm_timer" / "rtl" / "extra.sv", "module extra(input logic a); prescaler p(); endmodule\n")
+    index.update(new)
+    assert new in index.component(leaf, ws)
+    new.unlink()
+    index.update(new)
+    assert new not in index.component(leaf, ws)
+    # files.f (through its nested rtl/cells.f) lists the leaf; the shallower list wins.
+    assert index.filelist_for(leaf, ws) == ws / "pwm_timer" / "files.f"
+    (ws / "pwm_timer" / "files.f").unlink()
+    index.update(ws / "pwm_timer" / "files.f")
+    assert index.filelist_for(leaf, ws) == ws / "pwm_timer" / "rtl" / "cells.f"
+
+
+def test_copies_of_a_design_stay_apart(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        shutil.copytree(EXAMPLE, tmp_path / name)
+    index = ModuleIndex()
+    index.ensure(tmp_path)
+    component = index.component(tmp_path / "a" / "rtl" / "prescaler.sv", tmp_path)
+    assert component
+    assert all(tmp_path / "a" in p.parents for p in component)
+
+
+@pytest.mark.simulator_required
+@requires_verilator
+def test_find_project_infers_the_top_holding_the_saved_file(ws: Path) -> None:
+    (ws / "pwm_timer" / "files.f").unlink()
+    (ws / "pwm_timer" / "rtl" / "cells.f").unlink()
+    index = ModuleIndex()
+    leaf = ws / "pwm_timer" / "rtl" / "prescaler.sv"
+    project = find_project(leaf, [ws], Settings(), index)
+    assert project is not None
+    d = project.design
+    assert (d.top, d.name, d.root) == ("pwm_timer", "pwm_timer", ws / "pwm_timer")
+    assert [p.name for p in d.rtl] == ["pwm_pkg.sv", "prescaler.sv", "pwm_channel.sv", "pwm_timer.sv"]
+    assert d.include_dirs == (ws / "pwm_timer" / "rtl" / "include",)
+    assert (d.clocks, [(r.name, r.active_low) for r in d.resets]) == (("clk",), [("rst_n", True)])
+    # Without the index (the old behaviour) the leaf is a design of its own.
+    alone = find_project(leaf, [ws], Settings())
+    assert alone is not None
+    assert alone.design.top == "prescaler"
+
+
+@pytest.mark.simulator_required
+@requires_verilator
+def test_a_workspace_filelist_is_honoured_and_settings_override(ws: Path) -> None:
+    # A second top using the same leaf: from the files alone, prescaler.sv is ambiguous.
+    write(ws / "pwm_timer" / "rtl" / "spare.sv",
+          "module spare(input logic clk, input logic rst_n, output logic t);\n"
+          "  prescaler u(.clk, .rst_n, .en(1'b1), .div(4'd3), .tick(t));\nendmodule\n")
+    leaf = ws / "pwm_timer" / "rtl" / "prescaler.sv"
+    index = ModuleIndex()
+    project = find_project(leaf, [ws], Settings(), index)
+    assert project is not None
+    assert project.design.top == "pwm_timer"  # files.f lists the design without spare.sv
+    assert all(p.name != "spare.sv" for p in project.design.rtl)
+
+    settings = Settings()
+    settings.project.top = "spare"
+    project = find_project(leaf, [ws], settings, index)
+    assert project is not None
+    assert project.design.top == "spare"
+    assert [p.name for p in project.design.rtl][-1] == "spare.sv"
+
+    (ws / "pwm_timer" / "files.f").unlink()
+    index.update(ws / "pwm_timer" / "files.f")
+    # Ambiguous without the list: the server falls back to the one-file design (lint works).
+    project = find_project(leaf, [ws], Settings(), index)
+    assert project is not None
+    assert (project.design.top, len(project.design.rtl)) == ("prescaler", 1)
+
+
+def cli_sim(design: Path, tb: Path, cache_dir: Path) -> dict[str, object]:
+    out = subprocess.run([sys.executable, "-m", "benchwright.cli", "sim", str(design), "--tb", str(tb), "--json"],
+                         capture_output=True, text=True, check=False, timeout=300,
+                         env={**os.environ, "BENCHWRIGHT_CACHE": str(cache_dir)})
+    assert out.returncode in (0, 1), out.stderr
+    result: dict[str, object] = json.loads(out.stdout)
+    return result
+
+
+@pytest.mark.e2e
+@pytest.mark.simulator_required
+@requires_verilator
+async def test_saving_a_leaf_publishes_coverage_of_the_top(ws: Path, cache_dir: Path) -> None:
+    design = ws / "pwm_timer"
+    (design / "files.f").unlink()
+    (design / "rtl" / "cells.f").unlink()
+    options = {"benchwright": {"lint": {"debounceMs": 0}}}
+    session, stop = await start_session(ws, cache_dir, options)
+    try:
+        leaf = design / "rtl" / "prescaler.sv"
+        uri = session.open(leaf)
+        diags = await session.diagnostics(uri, version=1)
+        assert not [d for d in diags if d.severity == 1], diags  # linted as part of the design
+        session.save(uri)
+        cov = await session.recorder.next_coverage(1, timeout=240)
+    finally:
+        await stop()
+    assert cov["status"] == "ok"
+    assert (cov["design"], cov["top"]) == ("pwm_timer", "pwm_timer")
+    assert cov["testbenchUri"] == (design / "tb" / "tb_pwm_timer.sv").as_uri()
+    files = {f["uri"] for f in cov["files"]}
+    assert uri in files
+    assert (design / "rtl" / "pwm_timer.sv").as_uri() in files
+    expected = cli_sim(design, design / "tb" / "tb_pwm_timer.sv", cache_dir)
+    assert expected["status"] == "ok"
+    assert cov["summary"]["overall"] == expected["coverage"]["overall"]  # type: ignore[index]

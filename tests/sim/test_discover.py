@@ -1,0 +1,177 @@
+"""sim.discover and `benchwright init`/`run` with real Verilator on the multi-file example."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sim.discover import (
+    gather,
+    gather_filelist,
+    gather_files,
+    gather_folder,
+    infer,
+    load_designs,
+    load_or_infer,
+)
+from sim.errors import DesignError, ToolNotFoundError
+from sim.init_cli import init_main
+from sim.suite import load_design
+from sim.tools import find_verilator
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "pwm_timer"
+RTL_ORDER = ["rtl/pkg/pwm_pkg.sv", "rtl/prescaler.sv", "rtl/pwm_channel.sv", "rtl/pwm_timer.sv"]
+
+pytestmark = pytest.mark.simulator_required
+
+
+@pytest.fixture(autouse=True)
+def _verilator() -> None:
+    try:
+        find_verilator()
+    except ToolNotFoundError as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of the example (no design.toml, as shipped)."""
+    root = tmp_path / "pwm_timer"
+    shutil.copytree(EXAMPLE, root)
+    assert not (root / "design.toml").exists()
+    return root
+
+
+def rel(paths: tuple[Path, ...], root: Path) -> list[str]:
+    return [p.relative_to(root).as_posix() for p in paths]
+
+
+def test_filelist_inference(project: Path) -> None:
+    inferred = infer(gather_filelist(project / "files.f"))
+    d = inferred.design
+    assert d.top == "pwm_timer"
+    assert rel(d.rtl, project) == RTL_ORDER
+    assert d.include_dirs == (project / "rtl" / "include",)
+    assert d.clocks == ("clk",)
+    assert [(r.name, r.active_low) for r in d.resets] == [("rst_n", True)]
+    units = {u.name: u for u in inferred.units}
+    assert units["pwm_timer"].children == ("prescaler", "pwm_channel")
+    assert units["pwm_channel"].packages == ("pwm_pkg",)
+    assert units["pwm_pkg"].kind == "package"
+    text = "\n".join(inferred.explain())
+    assert "filelist files.f" in text
+    assert "top: pwm_timer (the only module no other design module instantiates)" in text
+
+
+def test_folder_without_filelist_finds_the_same_design(project: Path) -> None:
+    (project / "files.f").unlink()
+    (project / "rtl" / "cells.f").unlink()
+    sources = gather_folder(project)
+    assert not any("tb" in f.parts for f in sources.files)  # tb/ is test code
+    # The include dir is found from the `include targets; packages are parsed first.
+    assert sources.include_dirs == (project / "rtl" / "include",)
+    assert sources.files[0].name == "pwm_pkg.sv"
+    d = infer(sources).design
+    assert (d.top, rel(d.rtl, project), d.clocks) == ("pwm_timer", RTL_ORDER, ("clk",))
+
+
+def test_files_with_a_testbench_among_them(project: Path) -> None:
+    files = [project / "tb" / "tb_pwm_timer.sv", *reversed([project / p for p in RTL_ORDER])]
+    inferred = infer(gather_files(files, include_dirs=[project / "rtl" / "include"]))
+    assert inferred.design.top == "pwm_timer"
+    assert rel(inferred.design.rtl, project) == RTL_ORDER
+    assert [u.name for u in inferred.units if u.name.startswith("tb")] == ["tb_pwm_timer"]
+
+
+def test_two_tops_is_a_clear_error_and_top_picks_one(project: Path) -> None:
+    (project / "rtl" / "spare.sv").write_text("module spare(input logic a, output logic y); assign y = a; endmodule\n")
+    (project / "files.f").unlink()
+    with pytest.raises(DesignError) as err:
+        infer(gather_folder(project))
+    assert "2 top-module candidates" in str(err.value)
+    assert "pwm_timer" in str(err.value)
+    assert "spare" in str(err.value)
+    assert "--top NAME" in str(err.value)
+    assert infer(gather_folder(project), "pwm_timer").design.top == "pwm_timer"
+
+
+def test_a_file_verilator_rejects_is_dropped_and_reported(project: Path) -> None:
+    (project / "files.f").unlink()
+    (project / "rtl" / "broken.sv").write_text("module broken(input a; endmodule\n")
+    inferred = infer(gather_folder(project))
+    assert inferred.design.top == "pwm_timer"
+    assert [f.name for f, _ in inferred.dropped] == ["broken.sv"]
+    assert any("dropped rtl/broken.sv" in line for line in inferred.explain())
+
+
+def test_load_or_infer_prefers_design_toml(project: Path) -> None:
+    assert init_main([str(project)]) == 0
+    design = load_or_infer([project])
+    assert design.top == "pwm_timer"
+    assert load_or_infer([project], top="prescaler").top == "prescaler"
+
+
+def test_init_writes_reviewable_toml_and_never_overwrites(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert init_main([str(project)]) == 0
+    out = capsys.readouterr().out
+    assert "top: pwm_timer" in out
+    assert "wrote" in out
+    toml = project / "design.toml"
+    written = toml.read_text()
+    design = load_design(project)
+    assert design.top == "pwm_timer"
+    assert rel(design.rtl, project) == RTL_ORDER
+    assert design.include_dirs == (project / "rtl" / "include",)
+    assert design.clocks == ("clk",)
+
+    assert init_main([str(project), "--top", "prescaler"]) == 1
+    assert "exists; not overwritten" in capsys.readouterr().err
+    assert toml.read_text() == written
+    assert init_main([str(project), "--top", "prescaler", "--force"]) == 0
+    assert load_design(project).top == "prescaler"
+
+
+def test_init_from_a_filelist_and_files(project: Path, tmp_path: Path) -> None:
+    out = tmp_path / "elsewhere" / "design.toml"
+    out.parent.mkdir()
+    assert init_main(["-f", str(project / "files.f"), "--out", str(out)]) == 0
+    design = load_design(out)
+    assert tuple(p.resolve() for p in design.rtl) == tuple(project / p for p in RTL_ORDER)
+    assert init_main(["--dry-run", *(str(project / p) for p in RTL_ORDER)]) == 0
+    assert init_main([str(tmp_path / "empty-nothing")]) == 2
+
+
+def test_gather_rejects_mixed_inputs(project: Path) -> None:
+    with pytest.raises(DesignError, match="either -f"):
+        gather([project], project / "files.f")
+    with pytest.raises(DesignError, match="goes after -f"):
+        gather([project / "files.f"])
+
+
+def test_bench_inputs_infer_each_plain_subfolder(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    for name in ("a", "b"):
+        shutil.copytree(EXAMPLE, suite / name)
+    messages: list[str] = []
+    designs = load_designs([suite], warn=messages.append)
+    # The whole folder has each module twice (two tops): each subfolder is one design.
+    assert [(d.name, d.top) for d in designs] == [("a", "pwm_timer"), ("b", "pwm_timer")]
+    assert messages == []
+
+
+def test_run_works_on_the_example_without_design_toml(project: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from agent.cli import run_main
+
+    out = tmp_path / "run"
+    code = run_main([str(project), "--rounds", "0", "--sim-calls", "8", "--json", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "no design.toml; inferred the design" in captured.err
+    data = json.loads(captured.out)
+    assert data["status"] == "ok"
+    assert data["coverage"]["overall"] > 50
+    assert (out / "tb_pwm_timer.sv").is_file()
