@@ -42,6 +42,8 @@ class BenchJob:
     """Where each episode writes its testbench and trajectory."""
     early_stop: bool = True
     """Stop an episode once the design's target is met (False: use the whole budget)."""
+    mutants: int | None = None
+    """With a cap: also score the best testbench's mutation kill ratio on at most this many mutants."""
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -62,6 +64,7 @@ def run_job(job: BenchJob) -> dict[str, Any]:
             "overall": round(overall, 2), "metrics": res.coverage.percents() if res.coverage and ok else {},
             "target": job.design.target, "rounds": 0, "sim_calls": 1, "wall_s": round(time.monotonic() - start, 2),
             "status": res.status.value, "detail": res.detail, "curve": [[1, round(overall, 2)]],
+            **(_mutation_cell(job, None) if job.mutants is not None else {}),
         }
     from agent.loop import AgentConfig, run_episode
     from agent.policy import get_policy
@@ -91,6 +94,7 @@ def run_job(job: BenchJob) -> dict[str, Any]:
             "metrics": best.coverage.percents() if ok and best and best.coverage else {},
             "rounds": len(ep.steps), "sim_calls": ep.sim_calls, "wall_s": time.monotonic() - t0,
             "status": best.status.value if best else "none", "curve": ep.curve(),
+            **(_mutation_cell(job, ep.best_testbench) if job.mutants is not None and ep.best_testbench else {}),
         })
     metric_names = sorted({m for r in rows for m in r["metrics"]}, key=lambda m: METRICS.index(m) if m in METRICS else 99)
     return {
@@ -106,7 +110,15 @@ def run_job(job: BenchJob) -> dict[str, Any]:
         "status": rows[0]["status"] if rows else "none",
         "samples": len(rows),
         "curve": rows[0]["curve"] if rows else [],
+        **({k: rows[0][k] for k in ("mutation", "mutation_note", "mutants", "killed") if k in rows[0]} if rows else {}),
     }
+
+
+def _mutation_cell(job: BenchJob, testbench: str | None) -> dict[str, Any]:
+    """Mutation kill ratio of a testbench (None: the human test) on the design's mutant sample."""
+    from agent.mutation_run import bench_cell
+
+    return bench_cell(job.design, testbench, job.mutants)
 
 
 def summarize(designs: Sequence[dict[str, Any]], wall_s: float) -> dict[str, Any]:
@@ -123,6 +135,8 @@ def summarize(designs: Sequence[dict[str, Any]], wall_s: float) -> dict[str, Any
         "wall_s": round(wall_s, 2),
         "median_wall_s": round(statistics.median([d["wall_s"] for d in designs]), 2) if n else 0.0,
         "sim_calls": round(sum(d["sim_calls"] for d in designs), 1),
+        **({"avg_mutation": round(_mean([d["mutation"] for d in designs if d.get("mutation") is not None]), 2)}
+           if any("mutation" in d for d in designs) else {}),
     }
 
 
@@ -130,7 +144,9 @@ def markdown_table(bench: dict[str, Any], policy: str) -> str:
     """bench.json as a markdown table (one row per design, then the summary)."""
     s = bench["summary"]
     metric_names = list(s["metrics"])
-    head = ["design", "sim", "cov", "overall", *metric_names, "target", "rounds", "sim calls", "wall s"]
+    mutation = any("mutation" in d for d in bench["designs"])
+    head = ["design", "sim", "cov", "overall", *metric_names, "target", "rounds", "sim calls", "wall s",
+            *(["mutants killed %"] if mutation else [])]
     lines = [f"# Bench: policy `{policy}`", "",
              f"Sim Pass {s['sim_pass']:.1f} % · Cov Pass {s['cov_pass']:.1f} % · Avg Cov {s['avg_cov']:.2f} % · "
              f"{s['n']} designs · {s['sim_calls']:.0f} sim calls · {s['wall_s']:.0f} s (median {s['median_wall_s']:.1f} s/design)",
@@ -138,7 +154,8 @@ def markdown_table(bench: dict[str, Any], policy: str) -> str:
     for d in bench["designs"]:
         cells = [d["name"], "✓" if d["sim_pass"] else "✗", "✓" if d["cov_pass"] else "✗", f"{d['overall']:.2f}",
                  *[f"{d['metrics'][m]:.1f}" if m in d["metrics"] else "-" for m in metric_names],
-                 f"{d['target']:g}", f"{d['rounds']:g}", f"{d['sim_calls']:g}", f"{d['wall_s']:.1f}"]
+                 f"{d['target']:g}", f"{d['rounds']:g}", f"{d['sim_calls']:g}", f"{d['wall_s']:.1f}",
+                 *([f"{d['mutation']:.1f}" if d.get("mutation") is not None else "-"] if mutation else [])]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("| **all** | " + f"{s['sim_pass']:.1f}% | {s['cov_pass']:.1f}% | {s['avg_cov']:.2f} | "
                  + " | ".join(f"{s['metrics'][m]:.1f}" for m in metric_names) + " | | | "

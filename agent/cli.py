@@ -32,6 +32,12 @@ def add_policy_args(p: argparse.ArgumentParser, extra: tuple[str, ...] = ()) -> 
     p.add_argument("--rounds", type=int, default=3, help="refinement rounds after the first (default: %(default)s)")
     p.add_argument("--sim-calls", type=int, default=400, help="simulator-call budget (default: %(default)s)")
     p.add_argument("--wall", type=float, default=600.0, help="wall-time budget in seconds (default: %(default)s)")
+    p.add_argument("--objective", default="coverage", choices=("coverage", "coverage+mutation"),
+                   help="what the built-in engine keeps stimulus for: new coverage points, or also "
+                        "newly killed mutants (default: %(default)s)")
+    p.add_argument("--mutation", action="store_true",
+                   help="also report the mutation score (kill ratio) of the resulting testbench(es)")
+    p.add_argument("--mutants", type=int, default=60, help="most mutants per design (default: %(default)s)")
     p.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
 
 
@@ -46,7 +52,7 @@ def policy_options(args: argparse.Namespace) -> dict[str, Any]:
         return {"base_url": args.base_url, "model": args.model or "default", "max_tokens": args.max_tokens,
                 "seed": args.seed}
     if args.policy in ("heuristic", "random", "random-guided"):
-        return {"seed": args.seed}
+        return {"seed": args.seed, "objective": args.objective, "mutation_cap": args.mutants}
     return {}
 
 
@@ -105,11 +111,16 @@ def run_main(argv: list[str]) -> int:
     data = episode_json(episode, tb_path)
     if args.cocotb:
         data["cocotb"] = _write_cocotb(design, episode.best_companions, out)
+    mutation_text = ""
+    if args.mutation and episode.best_testbench:
+        from agent.mutation_run import analyse_best
+
+        data["mutation"], mutation_text = analyse_best(design, episode.best_testbench, out, args.mutants)
     (out / "result.json").write_text(json.dumps(data, indent=1))
     if args.json:
         sys.stdout.write(json.dumps(data, indent=1) + "\n")
     else:
-        sys.stdout.write(episode_markdown(episode, tb_path))
+        sys.stdout.write(episode_markdown(episode, tb_path) + mutation_text)
     return 0 if data["status"] == "ok" else 1
 
 
@@ -164,7 +175,8 @@ def bench_main(argv: list[str]) -> int:
     if args.limit:
         designs = designs[: args.limit]
     jobs = [BenchJob(d, args.policy, options, args.samples, args.rounds, args.sim_calls, args.wall,
-                     args.out / "designs", early_stop=not args.no_early_stop) for d in designs]
+                     args.out / "designs", early_stop=not args.no_early_stop,
+                     mutants=args.mutants if args.mutation else None) for d in designs]
     bench = run_bench(jobs, args.out, workers=args.jobs)
     s = bench["summary"]
     sys.stdout.write(f"{args.policy}: n={s['n']} Sim Pass {s['sim_pass']:.1f}% Cov Pass {s['cov_pass']:.1f}% "

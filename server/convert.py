@@ -17,6 +17,7 @@ from pygls.uris import from_fs_path
 from server import protocol as p
 from server.lint import LintMessage
 from sim.coverage import CoveragePoint, CoverageReport, is_unit_of
+from sim.mutants import Mutant
 from sim.types import SimResult, UncoveredPoint
 
 MAX_HINT_ITEMS = 4
@@ -24,6 +25,9 @@ MAX_HINT_ITEMS = 4
 
 MAX_REPORT_HOLES = 60
 """Uncovered points listed in the markdown report."""
+
+SURVIVING_MUTANT_CODE = "surviving-mutant"
+"""Diagnostic code of a hint on a line whose mutants the testbench does not kill."""
 
 WARN_URL = "https://verilator.org/warn/{tag}"
 """Where a Verilator warning tag is documented."""
@@ -98,6 +102,26 @@ def lsp_hint_diagnostics(uncovered: Iterable[UncoveredPoint], path: Path, lines:
             range=line_range(lines, line - 1), message=f"Not covered: {named}{more}",
             severity=types.DiagnosticSeverity.Hint, source=p.DIAGNOSTIC_SOURCE_COVERAGE, code=p.UNCOVERED_CODE,
             data={"design": design, "kinds": sorted({q.kind for q in points})},
+        ))
+    return out
+
+
+def lsp_mutant_diagnostics(survived: Iterable[Mutant], path: Path, lines: Sequence[str], design: str,
+                           equivalent: frozenset[int] = frozenset()) -> list[types.Diagnostic]:
+    """One hint per source line of `path` whose mutants the testbench did not kill."""
+    by_line: dict[int, list[Mutant]] = defaultdict(list)
+    for m in survived:
+        if Path(m.file).resolve() == path.resolve() and m.line >= 1:
+            by_line[m.line].append(m)
+    out = []
+    for line, mutants in sorted(by_line.items()):
+        named = "; ".join(m.description + (" (possibly equivalent)" if m.id in equivalent else "")
+                          for m in mutants[:MAX_HINT_ITEMS])
+        more = f" (+{len(mutants) - MAX_HINT_ITEMS} more)" if len(mutants) > MAX_HINT_ITEMS else ""
+        out.append(types.Diagnostic(
+            range=line_range(lines, line - 1), message=f"Mutant survives (a bug here goes unnoticed): {named}{more}",
+            severity=types.DiagnosticSeverity.Hint, source=p.DIAGNOSTIC_SOURCE_COVERAGE, code=SURVIVING_MUTANT_CODE,
+            data={"design": design, "mutants": [m.id for m in mutants]},
         ))
     return out
 

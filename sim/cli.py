@@ -29,6 +29,9 @@ def sim_parser() -> argparse.ArgumentParser:
     p.add_argument("--metrics", default=",".join(METRICS), help="comma-separated metrics (default: %(default)s)")
     p.add_argument("--timeout", type=float, default=60.0, help="simulation wall-clock limit in seconds")
     p.add_argument("--waivers", type=Path, help="waiver file (default: <design>/coverage.waivers if present)")
+    p.add_argument("--mutation", action="store_true",
+                   help="also run every mutant of the RTL with this testbench and report the kill ratio")
+    p.add_argument("--mutants", type=int, default=60, help="most mutants analysed with --mutation (default: %(default)s)")
     p.add_argument("-I", "--incdir", action="append", type=Path, default=[], help="extra include dir")
     p.add_argument("-D", "--define", action="append", default=[], help="extra define NAME[=VALUE]")
     p.add_argument("-v", "--verbose", action="store_true", help="log command lines to stderr")
@@ -75,15 +78,29 @@ def sim_main(argv: list[str]) -> int:
     try:
         design = _design_of(args)
         result = simulate(design, args.tb, args.human, options)
+        mutation = None
+        if args.mutation:
+            from sim.mutation_report import analyse_for_cli
+
+            mutation = analyse_for_cli(design, args.tb, args.human, options, args.mutants)
     except SimError as exc:
         sys.stderr.write(f"benchwright sim: {exc}\n")
         return 2
     if args.out is not None:
         _export(result, args.out)
     if args.json:
-        sys.stdout.write(json.dumps(result_json(result), indent=1) + "\n")
+        payload = result_json(result)
+        if mutation is not None:
+            from sim.mutation_report import mutation_json
+
+            payload["mutation"] = mutation_json(mutation)
+        sys.stdout.write(json.dumps(payload, indent=1) + "\n")
     else:
         sys.stdout.write(result_text(result, design.name) + "\n")
+        if mutation is not None:
+            from sim.mutation_report import mutation_text
+
+            sys.stdout.write(mutation_text(mutation) + "\n")
     return 0 if result.status.value == "ok" else 1
 
 

@@ -34,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         test_module=spec["test_module"], hdl_toplevel=spec["toplevel"], hdl_toplevel_lang="verilog",
         build_dir=spec["build_dir"], test_dir=spec["test_dir"], extra_env=spec.get("extra_env", {}),
         timescale=("1ns", "1ps"), log_file=spec["log_file"], seed=spec.get("seed", 0),
+        plusargs=spec.get("plusargs", []),
     )
     if not Path(results).is_file():
         return 2  # simulation died before writing results.xml; the log says why

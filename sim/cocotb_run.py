@@ -71,7 +71,8 @@ def _driver(action: str, spec: dict[str, object], work: Path, env: dict[str, str
 
 def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] | Sequence[Path], *,
                     options: SimOptions = SimOptions(), trusted: bool = False, seed: int = 0,
-                    cancel: Cancel | None = None) -> SimResult:
+                    cancel: Cancel | None = None, plusargs: Sequence[str] = (),
+                    run_dir: Path | None = None) -> SimResult:
     """Run one cocotb test module against the design with coverage.
 
     Args:
@@ -82,6 +83,8 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
         options: limits and metrics.
         trusted: True for collected human suites (enables the cocotb 1.x compat aliases).
         seed: cocotb random seed.
+        plusargs: extra simulator plusargs (mutation analysis selects a mutant with one).
+        run_dir: run in this directory and keep it (default: a temporary one).
         cancel: Event-like object that kills the run when set.
     """
     tool = find_verilator(options.verilator_path)
@@ -121,7 +124,8 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
                                  messages=tuple(parse_messages(text)), build_s=build_s, log_tail=tail,
                                  detail="cocotb DUT build failed")
             (bdir / "ok").write_text("")
-    work = Path(tempfile.mkdtemp(prefix="bw-cocotb-"))
+    work = run_dir or Path(tempfile.mkdtemp(prefix="bw-cocotb-"))
+    work.mkdir(parents=True, exist_ok=True)
     try:
         paths: list[Path] = []
         if isinstance(files, Mapping):
@@ -157,7 +161,8 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
         ok, run_s, tail, timed_out = _driver(
             "test",
             {"test_module": test_module, "toplevel": design.top, "build_dir": str(bdir / "sim_build"),
-             "test_dir": str(work), "extra_env": sim_env, "log_file": str(log), "seed": seed},
+             "test_dir": str(work), "extra_env": sim_env, "log_file": str(log), "seed": seed,
+             "plusargs": list(plusargs)},
             work, run_env, limits, log, cancel,
             sandbox_for(design, tool, options, read=(bdir, *(p.parent for p in paths), *_sibling_dirs(paths)), write=(work,)))
         base = SimResult(status=Status.OK, build_s=build_s, run_s=run_s, cached=cached, log_tail=tail,
@@ -180,5 +185,5 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
             keep = replace(keep, coverage_dat=None, lcov=None)
         return replace(keep, extra={**keep.extra, **summary})
     finally:
-        if not options.keep_runs:
+        if not options.keep_runs and run_dir is None:
             shutil.rmtree(work, ignore_errors=True)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent.heuristic import harness as hx
 from agent.heuristic import steer as sr
+from agent.heuristic import stimulus as st
 from agent.heuristic.search import (
     SearchConfig,
     SearchResult,
@@ -40,6 +41,12 @@ MIN_SHARE = 20
 FINAL_RESERVE_S = 25.0
 """Seconds kept back from the deadline for building and running the final testbench."""
 
+OBJECTIVES: tuple[str, ...] = ("coverage", "coverage+mutation")
+"""What the engine keeps stimulus for: new coverage points, or also newly killed mutants."""
+
+COVERAGE_SHARE = 0.6
+"""With the mutation objective: share of the simulator calls the coverage search gets first."""
+
 
 @dataclass(frozen=True)
 class EngineReport:
@@ -61,6 +68,8 @@ class EngineReport:
     """Why something did not work ('' when all went well)."""
     cocotb: str = ""
     """The same kept stimulus as a cocotb test ('' when there is none)."""
+    mutation: str = ""
+    """With the `coverage+mutation` objective: what the mutation phase did ('' otherwise)."""
 
     def summary(self) -> str:
         """A few lines for `Proposal.response` and logs."""
@@ -80,6 +89,8 @@ class EngineReport:
         ]
         if self.final is not None and not self.reproduced:
             lines.append("note: the standalone testbench did not reproduce the harness coverage exactly")
+        if self.mutation:
+            lines.append(f"mutation objective: {self.mutation}")
         if self.note:
             lines.append(f"note: {self.note}")
         return "\n".join(lines)
@@ -105,7 +116,8 @@ def _placeholder_tb(design: Design, iface: DesignInterface | None, note: str) ->
 def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
                holes: Sequence[UncoveredPoint] = (), options: SimOptions = SimOptions(),
                config: SearchConfig | None = None, previous: str | None = None,
-               verify: bool = True) -> tuple[str, EngineReport]:
+               verify: bool = True, objective: str = "coverage",
+               mutation_cap: int | None = None) -> tuple[str, EngineReport]:
     """Search stimulus for `design` within `budget`; the final testbench text and a report.
 
     `previous` is the current testbench: when it is one of the engine's own replays for
@@ -113,8 +125,12 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
     share of the budget over the episode steps still to come (`budget.steps_left`), so the
     refinements get their turn. With `verify`, the final testbench is also simulated on its
     own (one more call) to check it reproduces the harness coverage; an episode skips that,
-    since its loop simulates every proposal anyway.
+    since its loop simulates every proposal anyway. With `objective="coverage+mutation"`
+    the coverage search gets part of the share and the rest goes to keeping stimulus that
+    kills the design's mutants (`mutation_objective.hunt`; at most `mutation_cap` mutants).
     """
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective {objective!r} is not in supported list: {', '.join(OBJECTIVES)}")
     start = time.monotonic()
     try:
         iface = read_interface(design)
@@ -142,8 +158,12 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
     share = max(MIN_SHARE, budget.sim_calls // (budget.steps_left + 1))
     final_calls = 1 if verify else 0
 
+    hunting = objective == "coverage+mutation"
+    coverage_share = max(MIN_SHARE // 2, int(share * COVERAGE_SHARE)) if hunting else share
+
     def should_stop() -> bool:
-        return budget.sim_calls <= final_calls or budget.left_s() <= reserve_s or calls >= share - final_calls
+        return budget.sim_calls <= final_calls or budget.left_s() <= reserve_s \
+            or calls >= coverage_share - final_calls
 
     if strategy == "random":
         hints: Hints = sr.plain_hints(layout)
@@ -162,6 +182,18 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
     result = search(layout, run, hints=hints, config=cfg, should_stop=should_stop,
                     steerer=steerer, initial_holes=holes, blame=blame if strategy != "random" else None,
                     initial=initial or ())
+    hunted = ""
+    if hunting:
+        def hunt_stop() -> bool:
+            return budget.sim_calls <= final_calls or budget.left_s() <= reserve_s or calls >= share - final_calls
+
+        def count() -> None:
+            nonlocal calls
+            calls += 1
+            budget.spend(1)
+
+        result, hunted = mutation_phase(design, layout, result, run, hints=hints, steerer=steerer, seed=seed,
+                                        options=options, cap=mutation_cap, should_stop=hunt_stop, count=count)
     tb = render_final(layout, result, strategy, design)
     final: SimResult | None = None
     note = ""
@@ -174,8 +206,44 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
     reproduced = final is not None and covered_points(final) == covered_points(result.result) \
         and total_points(final) == total_points(result.result)
     cocotb = hx.render_cocotb(layout, result.segments) if result.segments else ""
-    report = EngineReport(strategy, result, final, calls, time.monotonic() - start, reproduced, note, cocotb)
+    report = EngineReport(strategy, result, final, calls, time.monotonic() - start, reproduced, note, cocotb, hunted)
     return tb, report
+
+
+def mutation_phase(design: Design, layout: Layout, result: SearchResult, run: Callable[[Sequence[Step]], SimResult],
+                   *, hints: Hints, steerer: Callable[[Hints, Sequence[UncoveredPoint]], Hints] | None, seed: int,
+                   options: SimOptions, cap: int | None, should_stop: Callable[[], bool],
+                   count: Callable[[], None]) -> tuple[SearchResult, str]:
+    """Grow the coverage search's stimulus with segments that kill mutants; (result, summary).
+
+    Each candidate (the original plus every live mutant, on one batched build) counts as one
+    simulator call. When segments were added, the coverage harness re-runs the final
+    stimulus once so the reported coverage is the kept stimulus's own.
+    """
+    from agent.heuristic import mutation_objective as mo
+    from sim.mutation import DEFAULT_CAP
+
+    mh = mo.build_mutant_harness(design, layout, cap=cap if cap is not None else DEFAULT_CAP, options=options)
+    if isinstance(mh, str):
+        logger.warning("%s: %s", design.name, mh)
+        return result, f"not run ({mh})"
+
+    def judge(steps: Sequence[Step], alive: Sequence[int]) -> tuple[bool, dict[int, str]]:
+        count()
+        return mo.make_judge(mh)(steps, alive)
+
+    ids = [m.id for m in mh.model.mutants]
+    hr = mo.hunt(layout, result.segments, judge, ids, hints=hints, seed=seed, should_stop=should_stop,
+                 steerer=steerer, holes=lambda alive: mo.holes_of(mh.model, alive))
+    summary = (f"{len(hr.killed)}/{len(ids)} mutants killed; {hr.added} of {hr.trials} candidates kept "
+               "for killing mutants")
+    if not hr.added:
+        return result, summary
+    count()
+    rerun = run(st.flatten(hr.segments))
+    if rerun.status != Status.OK:
+        return result, summary + " (dropped: the grown stimulus did not re-run cleanly)"
+    return SearchResult(hr.segments, rerun, result.trials, result.arm_gains), summary
 
 
 def render_final(layout: Layout, result: SearchResult, strategy: str, design: Design) -> str:
@@ -201,7 +269,8 @@ class _EnginePolicy:
     """Random strategy: coverage-guided accumulation unless told otherwise."""
 
     def __init__(self, seed: int = 0, sim_options: SimOptions | None = None, max_trials: int | None = None,
-                 reset_first: bool = False, guided: bool | None = None, **_options: Any) -> None:
+                 reset_first: bool = False, guided: bool | None = None, objective: str = "coverage",
+                 mutation_cap: int | None = None, **_options: Any) -> None:
         self.seed = seed
         """Base seed (mixed with the episode step so refinements explore differently)."""
         self.sim_options = sim_options or SimOptions()
@@ -213,6 +282,10 @@ class _EnginePolicy:
         self.guided = self.guided_default if guided is None else guided
         """Random policy: keep every candidate that covers something new (coverage-guided
         random) instead of the best of independent plain-random runs."""
+        self.objective = objective
+        """`coverage`, or `coverage+mutation` (also keep stimulus that kills mutants)."""
+        self.mutation_cap = mutation_cap
+        """Most mutants the mutation objective aims at (None: sim.mutation.DEFAULT_CAP)."""
         self.last_report: EngineReport | None = None
         """Report of the latest propose() (for benches and tests)."""
 
@@ -223,7 +296,8 @@ class _EnginePolicy:
         cfg = SearchConfig(seed=seed, strategy=self.strategy, max_trials=self.max_trials,
                            random_reset=self.reset_first, accumulate=self.guided)
         tb, report = run_engine(state.design, strategy=self.strategy, budget=budget, seed=seed, holes=holes,
-                                options=self.sim_options, config=cfg, previous=state.testbench, verify=False)
+                                options=self.sim_options, config=cfg, previous=state.testbench, verify=False,
+                                objective=self.objective, mutation_cap=self.mutation_cap)
         self.last_report = report
         companions = {f"test_{state.design.top}.py": report.cocotb} if report.cocotb else {}
         return Proposal(testbench=tb, filename=f"tb_{state.design.top}.sv", response=report.summary(),
