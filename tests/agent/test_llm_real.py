@@ -21,6 +21,7 @@ from agent.models import PACKAGED, installed_path
 from agent.policy import get_policy
 from agent.prompting import PromptLimits
 from sim.suite import load_design
+from sim.types import Status
 
 SUITE = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "public"
 SMOLLM2 = installed_path(PACKAGED["smollm2-135m"])
@@ -57,8 +58,10 @@ def test_smollm2_episode_uses_its_template_and_parses(tmp_path: Path) -> None:
         assert seen.startswith("<|im_start|>system\nYou are an expert hardware verification engineer")
         # The grammar kept the reply in shape: it parsed, was simulated, and was recorded.
         assert step.format_error is None, step.response[-300:]
-        assert step.testbench.lstrip().startswith(("module tb_", "`timescale", "//"))
+        # (What it wrote is up to a 135M model; it may well copy the DUT instead of testing it.)
+        assert "module " in step.testbench
         assert step.observation is not None
+        assert step.observation["status"] in {s.value for s in Status}
         assert step.usage["completion_tokens"] > 0
         assert (tmp_path / "trajectory.json").is_file()
         assert seconds < 240
