@@ -12,9 +12,9 @@ from typing import Any
 from lsprotocol import types
 
 from server import protocol as p
-from server import service
+from server import service, trust
 from server.server import BenchwrightServer
-from server.settings import CONVERTER, section_of
+from server.settings import CONVERTER, section_of, trust_of
 
 logger = logging.getLogger(__name__)
 
@@ -43,10 +43,15 @@ def register(ls: BenchwrightServer) -> None:
     @ls.feature(types.INITIALIZE)
     def initialize(ls: BenchwrightServer, params: types.InitializeParams) -> None:
         ls.init_settings = section_of(params.initialization_options)
+        ls.workspace_trusted = trust_of(params.initialization_options)
+        if not ls.workspace_trusted:
+            logger.info("untrusted workspace: lint only (no builds, simulations or proposals)")
+            ls.restriction = trust.restriction_for(False, None, None)  # carried by every status from the first
 
     @ls.feature(types.INITIALIZED)
     async def initialized(ls: BenchwrightServer, params: types.InitializedParams) -> None:
-        if ls.supports(lambda c: c.workspace.did_change_watched_files.dynamic_registration):  # type: ignore[union-attr]
+        # Watched files only trigger simulations, which an untrusted workspace never runs.
+        if ls.workspace_trusted and ls.supports(lambda c: c.workspace.did_change_watched_files.dynamic_registration):  # type: ignore[union-attr]
             options = types.DidChangeWatchedFilesRegistrationOptions(
                 watchers=[types.FileSystemWatcher(glob_pattern=g) for g in WATCH_GLOBS])
             registration = types.Registration(id="benchwright-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
@@ -55,7 +60,7 @@ def register(ls: BenchwrightServer) -> None:
                 await ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
             except Exception:  # a protocol boundary: watching is optional
                 logger.info("client did not accept the file watcher registration", exc_info=True)
-        await ls.settings_for(ls.workspace.root_uri or "")
+        await trust.refresh_restriction(ls)
 
     @ls.feature(types.SHUTDOWN)
     def shutdown(ls: BenchwrightServer, params: None) -> None:
@@ -68,6 +73,7 @@ def register(ls: BenchwrightServer) -> None:
         ls.folder_settings.clear()
         for uri in list(ls.workspace.text_documents):
             service.schedule_lint(ls, uri, 0.0)
+        await trust.refresh_restriction(ls)
 
     @ls.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: BenchwrightServer, params: types.DidOpenTextDocumentParams) -> None:

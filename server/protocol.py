@@ -43,6 +43,26 @@ DIAGNOSTIC_SOURCE_COVERAGE = "benchwright"
 UNCOVERED_CODE = "uncovered"
 """`Diagnostic.code` of uncovered-line hints (their code action offers Improve coverage)."""
 
+WORKSPACE_TRUSTED = "workspaceTrusted"
+"""initializationOptions key: false for an untrusted workspace (lint only); absent means trusted."""
+
+UNTRUSTED_RESTRICTION = "lint only (untrusted workspace)"
+"""`restriction` of `benchwright/status` in an untrusted workspace."""
+
+UNTRUSTED_DETAIL = ("This workspace is not trusted: Benchwright only lints it. It never builds or simulates "
+                    "its testbenches and does not generate testbenches. Trust the workspace to enable them.")
+"""`restriction_detail` in an untrusted workspace."""
+
+UNTRUSTED_REFUSAL = ("this workspace is not trusted, so Benchwright does not build or simulate its files; "
+                     "trust the workspace to generate or improve testbenches")
+"""ProposalResult.message for Generate Testbench / Improve Coverage in an untrusted workspace."""
+
+NO_SANDBOX_RESTRICTION = "no OS sandbox"
+"""`restriction` when simulations would run without the OS sandbox (the fallback)."""
+
+SANDBOX_REFUSED_RESTRICTION = "no simulation (OS sandbox unavailable)"
+"""`restriction` when the sandbox is required but cannot be set up: simulations are refused."""
+
 State = Literal["idle", "linting", "simulating", "generating"]
 """Values of `benchwright/status` `state`."""
 
@@ -135,6 +155,13 @@ class StatusParams:
     """What the server is doing."""
     message: str = ""
     """Free text for the tooltip."""
+    restriction: str = ""
+    """What the server persistently does not do, for the status-bar text ('' when nothing is restricted).
+
+    Every status carries the current value; the client shows the latest one until the next status.
+    """
+    restriction_detail: str = ""
+    """Why, and what to do about it, for the tooltip ('' with no restriction)."""
 
 
 @dataclass

@@ -101,8 +101,14 @@ class BenchwrightServer(LanguageServer):
         """How many of each activity are in flight."""
         self.last_state: p.State = "idle"
         """Last state sent in `benchwright/status`."""
-        self.tool_error_shown = False
-        """A missing-Verilator message was already shown."""
+        self.popups_shown: set[str] = set()
+        """Kinds of blocking problems already popped up once (`tool`: no Verilator, `sandbox`)."""
+        self.workspace_trusted = True
+        """False when initializationOptions say `workspaceTrusted: false`: lint only, never simulate."""
+        self.restriction: tuple[str, str] = ("", "")
+        """(status-bar text, tooltip detail) of what the server persistently does not do."""
+        self.restriction_sent = False
+        """A status carrying the restriction was sent (the first one always is)."""
 
     # -- settings -------------------------------------------------------------------
 
@@ -189,12 +195,19 @@ class BenchwrightServer(LanguageServer):
             self.busy[state] -= 1
             self._send_status("")
 
-    def _send_status(self, message: str) -> None:
+    def _send_status(self, message: str, force: bool = False) -> None:
         order: tuple[p.State, ...] = ("generating", "simulating", "linting")
         state: p.State = next((s for s in order if self.busy[s] > 0), "idle")
-        if state != self.last_state or message:
+        if state != self.last_state or message or force:
             self.last_state = state
-            self.notify(p.STATUS, p.StatusParams(state, message))
+            self.notify(p.STATUS, p.StatusParams(state, message, *self.restriction))
+
+    def set_restriction(self, text: str, detail: str) -> None:
+        """Change the persistent restriction; a status carrying it is sent (always, the first time)."""
+        if not self.restriction_sent or (text, detail) != self.restriction:
+            self.restriction_sent = True
+            self.restriction = (text, detail)
+            self._send_status("", force=True)
 
     @contextlib.asynccontextmanager
     async def work_progress(self, title: str, cancel: Any) -> AsyncIterator[Callable[[str, int | None], None]]:

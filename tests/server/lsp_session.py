@@ -144,15 +144,27 @@ class Session:
 
         return list((await asyncio.wait_for(wait(), timeout)).diagnostics)
 
+    async def status_where(self, check: Callable[[dict[str, Any]], bool], timeout: float = 30.0) -> dict[str, Any]:
+        """The first `benchwright/status` for which `check` holds (waiting for it)."""
+        async def wait() -> dict[str, Any]:
+            while True:
+                found = next((s for s in self.recorder.status if check(s)), None)
+                if found is not None:
+                    return found
+                await asyncio.sleep(0.05)
+
+        return await asyncio.wait_for(wait(), timeout)
+
     async def command(self, name: str, *args: Any, timeout: float = 120.0) -> Any:
         return await asyncio.wait_for(self.client.workspace_execute_command_async(
             types.ExecuteCommandParams(command=name, arguments=list(args))), timeout)
 
 
 async def start_session(workspace: Path, cache_dir: Path, options: dict[str, Any] | None = None,
-                        configuration: dict[str, Any] | None = None) -> tuple[Session, Callable[[], Any]]:
+                        configuration: dict[str, Any] | None = None, extra_env: dict[str, str] | None = None,
+                        ) -> tuple[Session, Callable[[], Any]]:
     recorder = Recorder()
-    env = {**os.environ, "BENCHWRIGHT_CACHE": str(cache_dir), "BENCHWRIGHT_LOG_LEVEL": "INFO"}
+    env = {**os.environ, "BENCHWRIGHT_CACHE": str(cache_dir), "BENCHWRIGHT_LOG_LEVEL": "INFO", **(extra_env or {})}
     config = ClientServerConfig(server_command=[sys.executable, "-m", "server"], server_env=env,
                                 client_factory=make_client(recorder))
     client = await config.start()

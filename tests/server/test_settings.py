@@ -14,7 +14,10 @@ from server.settings import (
     parse_settings,
     section_of,
     snake,
+    trust_of,
 )
+from server.trust import sandbox_mode
+from sim.sandbox import SandboxMode
 
 
 def resolved(init: Any, pulled: Any) -> tuple[Settings, list[str]]:
@@ -53,6 +56,11 @@ def resolved(init: Any, pulled: Any) -> tuple[Settings, list[str]]:
                  ["lint.debounceMs", "policy.simCalls"], id="ranges"),
     pytest.param({"sim": {"verilatorArgs": ["-Wall", 3]}}, None, lambda s: s.sim.verilator_args == [],
                  ["sim.verilatorArgs"], id="bad-list-item"),
+    pytest.param(None, {"sim": {"sandbox": "require"}}, lambda s: s.sim.sandbox == "require", [], id="sandbox"),
+    pytest.param({"sim": {"sandbox": "maybe"}}, None, lambda s: s.sim.sandbox == "auto", ["sim.sandbox"],
+                 id="bad-sandbox"),
+    pytest.param({"benchwright": {"lint": {"debounceMs": 5}}, "workspaceTrusted": False}, None,
+                 lambda s: s.lint.debounce_ms == 5, [], id="init-wrapped-with-trust"),
 ])
 def test_settings_table(init: Any, pulled: Any, check: Any, errors: list[str]) -> None:
     settings, got = resolved(init, pulled)
@@ -72,3 +80,27 @@ def test_names_round_trip() -> None:
     assert data["lint"] == {"debounceMs": 300}
     assert data["policy"]["openaiBaseUrl"] == ""
     assert CONVERTER.structure(data, Settings) == Settings()
+
+
+@pytest.mark.parametrize(("options", "trusted"), [
+    pytest.param(None, True, id="no-options"),
+    pytest.param({"benchwright": {}}, True, id="absent"),
+    pytest.param({"benchwright": {}, "workspaceTrusted": None}, True, id="null"),
+    pytest.param({"benchwright": {}, "workspaceTrusted": True}, True, id="true"),
+    pytest.param({"benchwright": {}, "workspaceTrusted": False}, False, id="false"),
+    pytest.param({"benchwright": {}, "workspaceTrusted": "yes"}, False, id="not-a-bool-is-untrusted"),
+    pytest.param({"lint": {"debounceMs": 0}, "workspaceTrusted": False}, False, id="bare-section"),
+])
+def test_trust_flag(options: Any, trusted: bool) -> None:
+    assert trust_of(options) is trusted
+
+
+@pytest.mark.parametrize(("value", "mode"), [
+    ("auto", None), ("require", SandboxMode.REQUIRE), ("off", SandboxMode.OFF)])
+def test_sandbox_setting_maps_to_sim_options(value: str, mode: SandboxMode | None) -> None:
+    from server.service import sim_options
+
+    settings, errors = parse_settings({"sim": {"sandbox": value}})
+    assert errors == []
+    assert sandbox_mode(settings) is mode
+    assert sim_options(settings).sandbox is mode

@@ -41,7 +41,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       out.info(`Coverage ${params.design}: ${params.status} overall=${params.summary.overall ?? 'n/a'} holes=${params.holes} (${files} files)`);
       writeMarker(marker, 'coverage', { design: params.design, status: params.status, detail: params.detail ?? '', overall: params.summary.overall, holes: params.holes, files, coverageAdded: files });
     },
-    onStatus: (params) => statusBar.setState(params.state, params.message ?? ''),
+    onStatus: (params) => {
+      statusBar.setStatus(params);
+      if (params.restriction) writeMarker(marker, 'restriction', { text: params.restriction, detail: params.restrictionDetail ?? '' });
+    },
     onStateChange: (running) => {
       if (!running) statusBar.setStopped();
       else statusBar.setState('idle');
@@ -138,6 +141,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     api.registerCommand(Commands.RESTART_SERVER, () => server.restart()),
     api.registerCommand(Commands.SHOW_LOG, () => out.show()),
   );
+
+  // Granting trust lifts "lint only": restart so the server (and its interpreter) start trusted.
+  context.subscriptions.push(api.onDidGrantWorkspaceTrust(() => {
+    log().info('Workspace trusted; restarting the server with simulation enabled.');
+    void server.restart();
+  }));
 
   // Settings that change the server process restart it, debounced.
   let restartTimer: NodeJS.Timeout | undefined;

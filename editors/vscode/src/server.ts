@@ -22,9 +22,9 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { CONFIG_SECTION, LANGUAGES, MARKER_ENV, Notifications, SERVER_NAME } from './common/constants';
-import { buildServerLaunch, describeLaunch, type ServerLaunch } from './common/launch';
+import { buildServerLaunch, describeInterpreter, describeLaunch, type ServerLaunch } from './common/launch';
 import { formatProblem, type PreflightVerdict, runPreflight } from './common/preflight';
-import { buildSettings, resolveDeep, type VariableContext } from './common/settings';
+import { buildSettings, initializationOptions, resolveDeep, type VariableContext } from './common/settings';
 import type { CoverageParams, StatusParams } from './common/types';
 import { validateCoverageParams } from './common/coverageModel';
 import { writeMarker } from './common/marker';
@@ -76,6 +76,7 @@ export function currentLaunch(): ServerLaunch {
     interpreterSetting: resolveDeep(interpreter, variableContext(first)),
     workspaceFolders: folders.map((f) => f.uri.fsPath),
     env: process.env,
+    trusted: api.isWorkspaceTrusted(),
     exists: (p) => {
       try {
         return fs.statSync(p).isFile();
@@ -114,7 +115,8 @@ export class ServerManager implements vscode.Disposable {
     const marker = process.env[MARKER_ENV];
     const launch = currentLaunch();
     this.lastLaunch = launch;
-    out.info(`Python: ${launch.command} (from ${launch.interpreter.source === 'setting' ? 'benchwright.python.interpreter' : launch.interpreter.source === 'venv' ? 'the workspace .venv' : 'PATH'})`);
+    const trusted = api.isWorkspaceTrusted();
+    out.info(describeInterpreter(launch.interpreter, trusted));
     const folder = api.getWorkspaceFolders()[0];
     const verilatorPath = String((currentSettings(folder).sim as Record<string, unknown> | undefined)?.verilatorPath ?? '');
     const verdict = await runPreflight(launch, verilatorPath);
@@ -143,7 +145,7 @@ export class ServerManager implements vscode.Disposable {
       documentSelector: LANGUAGES.flatMap((language) => [{ scheme: 'file', language }, { scheme: 'untitled', language }]),
       outputChannel: out,
       traceOutputChannel: out,
-      initializationOptions: currentSettings(folder),
+      initializationOptions: initializationOptions(currentSettings(folder), trusted),
       // The server registers its own file watchers (workspace/didChangeWatchedFiles, dynamic).
       synchronize: { configurationSection: CONFIG_SECTION },
       // No crash loop: on a crash say so once and offer Restart.

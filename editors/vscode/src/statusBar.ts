@@ -1,8 +1,11 @@
-/** The status-bar summary ("Benchwright: 87 % · 12 holes"), which opens the report. */
+/**
+ * The status-bar summary ("Benchwright: 87 % · 12 holes"), which opens the report, with the server's
+ * persistent restriction ("Benchwright: lint only (untrusted workspace)", "… · no OS sandbox").
+ */
 import * as vscode from 'vscode';
 import { Commands } from './common/constants';
-import { statusView } from './common/statusText';
-import type { CoverageParams, ServerState } from './common/types';
+import { type Restriction, restrictionOf, statusView } from './common/statusText';
+import type { CoverageParams, ServerState, StatusParams } from './common/types';
 import * as api from './vscodeapi';
 
 export class StatusBar implements vscode.Disposable {
@@ -10,6 +13,7 @@ export class StatusBar implements vscode.Disposable {
   private coverage: CoverageParams | undefined;
   private state: ServerState = 'idle';
   private message = '';
+  private restriction: Restriction | undefined;
 
   constructor() {
     this.item = api.createStatusBarItem('benchwright.status', vscode.StatusBarAlignment.Left, 50);
@@ -30,7 +34,14 @@ export class StatusBar implements vscode.Disposable {
     this.render();
   }
 
+  /** A `benchwright/status` notification: state, message and the restriction it carries (replacing the last). */
+  setStatus(params: StatusParams): void {
+    this.restriction = restrictionOf(params);
+    this.setState(params.state, params.message ?? '');
+  }
+
   setStopped(): void {
+    this.restriction = undefined; // a new server says its own
     this.item.text = '$(warning) Benchwright: server stopped';
     this.item.tooltip = 'The Benchwright server is not running. Click to restart it.';
     this.item.command = Commands.RESTART_SERVER;
@@ -38,7 +49,7 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private render(): void {
-    const view = statusView(this.coverage, this.state, this.message);
+    const view = statusView(this.coverage, this.state, this.message, this.restriction);
     this.item.text = view.text;
     this.item.tooltip = view.tooltip;
     this.item.command = Commands.SHOW_REPORT;

@@ -12,6 +12,15 @@ export function getWorkspaceFolders(): readonly vscode.WorkspaceFolder[] {
   return vscode.workspace.workspaceFolders ?? [];
 }
 
+/** Workspace Trust: false in Restricted Mode (true where trust is disabled). */
+export function isWorkspaceTrusted(): boolean {
+  return vscode.workspace.isTrusted;
+}
+
+export function onDidGrantWorkspaceTrust(listener: () => unknown): vscode.Disposable {
+  return vscode.workspace.onDidGrantWorkspaceTrust(listener);
+}
+
 export function onDidChangeConfiguration(listener: (e: vscode.ConfigurationChangeEvent) => unknown): vscode.Disposable {
   return vscode.workspace.onDidChangeConfiguration(listener);
 }

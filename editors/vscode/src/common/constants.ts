@@ -41,6 +41,23 @@ export const RESTART_KEYS: readonly string[] = [
   'policy.modelPath',
 ];
 
+/**
+ * Settings (without the prefix) whose workspace values VS Code ignores in an untrusted workspace
+ * (package.json `capabilities.untrustedWorkspaces.restrictedConfigurations`): they choose a program
+ * to run, its arguments, the sandbox, a model file to load, or where the code is sent.
+ */
+export const RESTRICTED_KEYS: readonly string[] = [
+  'python.interpreter',
+  'sim.verilatorPath',
+  'sim.verilatorArgs',
+  'sim.sandbox',
+  'policy.modelPath',
+  'policy.openaiBaseUrl',
+];
+
+/** initializationOptions key beside the settings: false in an untrusted workspace (the server lints only). */
+export const WORKSPACE_TRUSTED = 'workspaceTrusted';
+
 /** Debounce for restarts caused by settings changes (template LS_SERVER_RESTART_DELAY). */
 export const RESTART_DELAY_MS = 1000;
 

@@ -22,6 +22,11 @@ export interface LaunchInputs {
   /** File-exists check (injected for tests). */
   exists: (file: string) => boolean;
   platform?: NodeJS.Platform;
+  /**
+   * Workspace Trust (default true). Untrusted: never look for a `.venv` in or above the workspace
+   * folders, since running a stranger's `.venv/bin/python` runs their code.
+   */
+  trusted?: boolean;
 }
 
 export interface ServerLaunch {
@@ -42,13 +47,14 @@ function venvPythons(platform: NodeJS.Platform): string[] {
 /**
  * The Python that runs the server: the setting, else `.venv` in a workspace folder or one of its
  * parents (a design folder inside the Benchwright checkout finds the checkout's venv), else
- * `python3` (`python` on Windows) from PATH.
+ * `python3` (`python` on Windows) from PATH. An untrusted workspace skips the `.venv` search.
  */
 export function resolveInterpreter(inputs: LaunchInputs): Interpreter {
   const platform = inputs.platform ?? process.platform;
   const setting = inputs.interpreterSetting.trim();
   if (setting) return { command: setting, source: 'setting' };
-  for (const folder of inputs.workspaceFolders) {
+  const folders = inputs.trusted === false ? [] : inputs.workspaceFolders;
+  for (const folder of folders) {
     let dir = path.resolve(folder);
     for (;;) {
       for (const rel of venvPythons(platform)) {
@@ -77,6 +83,16 @@ export function buildServerLaunch(inputs: LaunchInputs): ServerLaunch {
     env,
     interpreter,
   };
+}
+
+/** The log line saying which Python runs the server and where it came from. */
+export function describeInterpreter(interpreter: Interpreter, trusted: boolean): string {
+  const from = interpreter.source === 'setting' ? 'benchwright.python.interpreter'
+    : interpreter.source === 'venv' ? 'the workspace .venv' : 'PATH';
+  const untrusted = trusted ? '' : interpreter.source === 'setting'
+    ? '; the workspace is not trusted: lint only'
+    : '; the workspace is not trusted, so its .venv was not used (lint only; choose a Python with benchwright.python.interpreter in your user settings)';
+  return `Python: ${interpreter.command} (from ${from}${untrusted})`;
 }
 
 /** The launch as a shell-ish line for the log. */

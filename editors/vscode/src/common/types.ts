@@ -53,6 +53,10 @@ export type ServerState = 'idle' | 'linting' | 'simulating' | 'generating';
 export interface StatusParams {
   state: ServerState;
   message?: string;
+  /** What the server persistently does not do, e.g. `lint only (untrusted workspace)`; '' or absent: nothing. */
+  restriction?: string;
+  /** Why, and what to do about it (tooltip). */
+  restrictionDetail?: string;
 }
 
 /** Result of benchwright.generateTestbench / benchwright.improveCoverage. */

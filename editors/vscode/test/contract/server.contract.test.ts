@@ -16,8 +16,8 @@ import { Commands, Notifications } from '../../src/common/constants';
 import { validateCoverageParams } from '../../src/common/coverageModel';
 import { buildServerLaunch } from '../../src/common/launch';
 import { runPreflight } from '../../src/common/preflight';
-import { buildSettings } from '../../src/common/settings';
-import type { CoverageParams, ProposalResult } from '../../src/common/types';
+import { buildSettings, initializationOptions } from '../../src/common/settings';
+import type { CoverageParams, ProposalResult, StatusParams } from '../../src/common/types';
 
 const REPO = path.resolve(__dirname, '../../../..');
 const PYTHON = process.env.BENCHWRIGHT_PYTHON ?? path.join(REPO, '.venv/bin/python');
@@ -82,7 +82,7 @@ describe('Python server over JSON-RPC', () => {
       processId: process.pid,
       rootUri: pathToFileURL(ws).href,
       workspaceFolders: [{ uri: pathToFileURL(ws).href, name: 'traffic_light' }],
-      initializationOptions: settings,
+      initializationOptions: initializationOptions(settings, true),
       capabilities: {
         window: { workDoneProgress: true, showMessage: {} },
         workspace: { configuration: true, applyEdit: true, workspaceFolders: true, didChangeConfiguration: { dynamicRegistration: true },
@@ -214,4 +214,91 @@ describe('Python server over JSON-RPC', () => {
   it('no settings errors were shown', () => {
     expect(messages.filter((m) => m.type === 1)).toEqual([]);
   });
+});
+
+describe('an untrusted workspace (initializationOptions from Workspace Trust)', () => {
+  let child: ChildProcessWithoutNullStreams;
+  let conn: MessageConnection;
+  let rtlUri: string;
+  let rtl: string;
+  const diagnostics: Diagnostics[] = [];
+  const coverage: CoverageParams[] = [];
+  const statuses: StatusParams[] = [];
+  const created: Array<string | number> = [];
+  const edits: unknown[] = [];
+  const settings = buildSettings((key) => (key === 'lint.debounceMs' ? 0 : undefined));
+
+  beforeAll(async () => {
+    const ws = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bw-contract-untrusted-')), 'traffic_light');
+    fs.cpSync(EXAMPLE, ws, { recursive: true });
+    rtl = path.join(ws, 'rtl/traffic_light.sv');
+    rtlUri = pathToFileURL(rtl).href;
+    // The interpreter comes from the setting here; untrusted, the launch builder would never pick a .venv.
+    const launch = buildServerLaunch({ interpreterSetting: PYTHON, workspaceFolders: [ws], env: process.env, exists: fs.existsSync, trusted: false });
+    child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env });
+    child.stderr.on('data', () => undefined);
+    conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+    conn.onRequest('window/workDoneProgress/create', (p: { token: string | number }) => { created.push(p.token); return null; });
+    conn.onRequest('workspace/configuration', (p: { items: unknown[] }) => p.items.map(() => settings));
+    conn.onRequest('client/registerCapability', () => null);
+    conn.onRequest('workspace/codeLens/refresh', () => null);
+    conn.onRequest('workspace/applyEdit', (p: unknown) => { edits.push(p); return { applied: true }; });
+    conn.onNotification('textDocument/publishDiagnostics', (p: Diagnostics) => diagnostics.push(p));
+    conn.onNotification(Notifications.COVERAGE, (p: CoverageParams) => coverage.push(p));
+    conn.onNotification(Notifications.STATUS, (p: StatusParams) => statuses.push(p));
+    conn.onNotification('window/showMessage', () => undefined);
+    conn.onNotification('window/logMessage', () => undefined);
+    conn.listen();
+    await conn.sendRequest('initialize', {
+      processId: process.pid,
+      rootUri: pathToFileURL(ws).href,
+      workspaceFolders: [{ uri: pathToFileURL(ws).href, name: 'traffic_light' }],
+      initializationOptions: initializationOptions(settings, false),
+      capabilities: {
+        window: { workDoneProgress: true },
+        workspace: { configuration: true, applyEdit: true, workspaceFolders: true, didChangeWatchedFiles: { dynamicRegistration: true } },
+        textDocument: { synchronization: { didSave: true }, publishDiagnostics: { versionSupport: true } },
+      },
+    });
+    await conn.sendNotification('initialized', {});
+  }, 60_000);
+
+  afterAll(async () => {
+    try {
+      await Promise.race([conn.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 5000))]);
+      await conn.sendNotification('exit');
+    } catch { /* already gone */ }
+    setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+    conn.dispose();
+  });
+
+  it('the status carries the lint-only restriction', async () => {
+    const status = await waitFor(statuses, (l) => l.find((s) => s.restriction), 30_000, 'a status with a restriction');
+    expect(status.restriction).toBe('lint only (untrusted workspace)');
+    expect(status.restrictionDetail).toMatch(/not trusted/);
+  }, 40_000);
+
+  it('lints, but a save and a watched-file change simulate nothing', async () => {
+    await conn.sendNotification('textDocument/didOpen', { textDocument: { uri: rtlUri, languageId: 'systemverilog', version: 1, text: fs.readFileSync(rtl, 'utf8') } });
+    await waitFor(diagnostics, (l) => l.find((x) => x.uri === rtlUri), 60_000, 'publishDiagnostics on open');
+    await conn.sendNotification('textDocument/didSave', { textDocument: { uri: rtlUri } });
+    await conn.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: rtlUri, type: 2 }] });
+    // A trusted server starts a simulation (progress create, status "simulating") within a second.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(coverage).toEqual([]);
+    expect(created).toEqual([]);
+    expect(statuses.map((s) => s.state)).not.toContain('simulating');
+    expect(statuses.every((s) => s.restriction === 'lint only (untrusted workspace)')).toBe(true);
+  }, 70_000);
+
+  it('Improve Coverage and Generate Testbench are refused with a reason', async () => {
+    for (const command of [Commands.IMPROVE_COVERAGE, Commands.GENERATE_TESTBENCH]) {
+      const result = await conn.sendRequest('workspace/executeCommand', { command, arguments: [rtlUri] }) as ProposalResult;
+      expect(result.applied, command).toBe(false);
+      expect(result.message, command).toMatch(/not trusted/);
+    }
+    expect(edits).toEqual([]);
+    const doctor = await conn.sendRequest('workspace/executeCommand', { command: Commands.DOCTOR, arguments: [] }) as { text: string };
+    expect(doctor.text).toMatch(/workspace +untrusted/);
+  }, 60_000);
 });

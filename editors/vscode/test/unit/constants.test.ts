@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Commands, LANGUAGES, Notifications, SERVER_MODULE, SERVER_NAME } from '../../src/common/constants';
+import { Commands, LANGUAGES, Notifications, SERVER_MODULE, SERVER_NAME, WORKSPACE_TRUSTED } from '../../src/common/constants';
 
 const root = path.resolve(__dirname, '../..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -13,10 +13,13 @@ describe('protocol names', () => {
     for (const name of [...Object.values(Notifications), ...Object.values(Commands).filter((c) => c !== Commands.SHOW_LOG)]) {
       expect(protocol, name).toContain('`' + name + '`');
     }
+    for (const key of [WORKSPACE_TRUSTED, 'restriction', 'restrictionDetail']) {
+      expect(protocol, key).toContain(`"${key}"`);
+    }
   });
   it.skipIf(!fs.existsSync(serverProtocol))('matches server/protocol.py', () => {
     const py = fs.readFileSync(serverProtocol, 'utf8');
-    for (const name of [...Object.values(Notifications), ...Object.values(Commands).filter((c) => c !== Commands.SHOW_LOG), SERVER_NAME]) {
+    for (const name of [...Object.values(Notifications), ...Object.values(Commands).filter((c) => c !== Commands.SHOW_LOG), SERVER_NAME, WORKSPACE_TRUSTED]) {
       expect(py, name).toContain(`"${name}"`);
     }
   });

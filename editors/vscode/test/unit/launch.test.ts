@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildServerLaunch, describeLaunch, resolveInterpreter, type LaunchInputs } from '../../src/common/launch';
+import { buildServerLaunch, describeInterpreter, describeLaunch, resolveInterpreter, type LaunchInputs } from '../../src/common/launch';
 
 const base = (over: Partial<LaunchInputs>): LaunchInputs => ({
   interpreterSetting: '', workspaceFolders: ['/ws/proj'], env: { PATH: '/usr/bin', UNSET: undefined }, exists: () => false, platform: 'linux', ...over,
@@ -18,6 +18,31 @@ describe('resolveInterpreter', () => {
     const it = resolveInterpreter(base(over as Partial<LaunchInputs>));
     expect(it.command).toEqual(command);
     expect(it.source).toBe(source);
+  });
+});
+
+describe('an untrusted workspace', () => {
+  const everyVenv = (p: string): boolean => p.endsWith('/.venv/bin/python');
+  it('never uses a .venv in or above the workspace folders', () => {
+    const looked: string[] = [];
+    const it = resolveInterpreter(base({ trusted: false, workspaceFolders: ['/repo/a'], exists: (p) => { looked.push(p); return everyVenv(p); } }));
+    expect(it).toEqual({ command: 'python3', source: 'path' });
+    expect(looked).toEqual([]);
+    expect(buildServerLaunch(base({ trusted: false, exists: everyVenv })).command).toBe('python3');
+  });
+  it('still honours the interpreter setting (a user setting: VS Code drops workspace values of it)', () => {
+    expect(resolveInterpreter(base({ trusted: false, interpreterSetting: '/opt/py', exists: everyVenv }))).toEqual({ command: '/opt/py', source: 'setting' });
+  });
+  it('uses the .venv once trusted (the default)', () => {
+    expect(resolveInterpreter(base({ trusted: true, exists: everyVenv })).source).toBe('venv');
+    expect(resolveInterpreter(base({ exists: everyVenv })).source).toBe('venv');
+  });
+  it('says so in the log', () => {
+    expect(describeInterpreter({ command: 'python3', source: 'path' }, false))
+      .toBe('Python: python3 (from PATH; the workspace is not trusted, so its .venv was not used (lint only; choose a Python with benchwright.python.interpreter in your user settings))');
+    expect(describeInterpreter({ command: '/opt/py', source: 'setting' }, false)).toBe('Python: /opt/py (from benchwright.python.interpreter; the workspace is not trusted: lint only)');
+    expect(describeInterpreter({ command: '/ws/.venv/bin/python', source: 'venv' }, true)).toBe('Python: /ws/.venv/bin/python (from the workspace .venv)');
+    expect(describeInterpreter({ command: 'python3', source: 'path' }, true)).toBe('Python: python3 (from PATH)');
   });
 });
 

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RESTART_KEYS } from '../../src/common/constants';
-import { buildSettings, resolveDeep, resolveVariables, restartKeysAffected, SETTINGS, shouldNotify, toJsonSchema } from '../../src/common/settings';
+import { RESTART_KEYS, RESTRICTED_KEYS } from '../../src/common/constants';
+import { buildSettings, initializationOptions, resolveDeep, resolveVariables, restartKeysAffected, SETTINGS, shouldNotify, toJsonSchema } from '../../src/common/settings';
 
 const root = path.resolve(__dirname, '../..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -57,6 +57,34 @@ describe('settings table', () => {
     const sentence = text.split('\n').find((l) => l.startsWith('Changes to'))!;
     const named = [...sentence.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
     expect([...RESTART_KEYS].sort()).toEqual(named.sort());
+  });
+});
+
+describe('workspace trust', () => {
+  const trust = pkg.capabilities?.untrustedWorkspaces;
+  it('package.json declares limited support and restricts exactly RESTRICTED_KEYS', () => {
+    expect(trust.supported).toBe('limited');
+    expect(trust.description).toMatch(/only lints/);
+    expect(trust.restrictedConfigurations).toEqual(RESTRICTED_KEYS.map((k) => `benchwright.${k}`));
+  });
+  it('restricts every setting that names a program, its arguments, the sandbox, a model file or an endpoint', () => {
+    const keys = SETTINGS.map((s) => s.key);
+    for (const key of RESTRICTED_KEYS) expect(keys, key).toContain(key);
+    const risky = keys.filter((k) => /interpreter|Path$|Args$|sandbox|BaseUrl/.test(k));
+    expect([...risky].sort()).toEqual([...RESTRICTED_KEYS].sort());
+  });
+  it('initializationOptions carry the settings and the trust flag', () => {
+    const settings = buildSettings(() => undefined);
+    expect(initializationOptions(settings, false)).toEqual({ benchwright: settings, workspaceTrusted: false });
+    expect(initializationOptions(settings, true)).toEqual({ benchwright: settings, workspaceTrusted: true });
+  });
+});
+
+describe('sim.sandbox', () => {
+  it('is auto by default, machine scoped, and one of auto|require|off', () => {
+    const spec = SETTINGS.find((s) => s.key === 'sim.sandbox')!;
+    expect(spec).toMatchObject({ type: 'string', default: 'auto', scope: 'machine', enum: ['auto', 'require', 'off'] });
+    expect((buildSettings(() => undefined).sim as Record<string, unknown>).sandbox).toBe('auto');
   });
 });
 
