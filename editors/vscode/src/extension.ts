@@ -55,6 +55,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   /** Ask the server to re-simulate a design: a save notification for one of its RTL files. */
   async function simulate(rootUri: string | undefined): Promise<boolean> {
+    if (!api.isWorkspaceTrusted()) {
+      // The server would ignore the save: say why instead of waiting for coverage that never comes.
+      void notify('warning', 'Benchwright: this workspace is not trusted, so Benchwright only lints it. Trust the workspace to simulate.');
+      return false;
+    }
     const params = rootUri ? lastCoverage.get(rootUri) : latest;
     const target = params?.files[0]?.uri ?? (isHdl(api.activeTextEditor()?.document) ? api.activeTextEditor()!.document.uri.toString() : undefined);
     const client = server.running;
