@@ -104,17 +104,20 @@ def main() -> int:
     p.add_argument("--out", type=Path, default=Path("benchmarks/results/mutation"))
     p.add_argument("--ratio-designs", type=int, default=0, help="designs for the batched/per-mutant ratio")
     p.add_argument("--ratio-samples", type=int, default=3, help="single-mutant builds per ratio design")
+    p.add_argument("--ratio-only", action="store_true", help="only measure the batched/per-mutant ratio")
+    p.add_argument("--human-kinds", default="sv,cocotb", help="human test kinds to analyse (default: %(default)s)")
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args()
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if args.verbose else logging.WARNING)
-    cfg = MutationBenchConfig(cap=args.cap, sim_calls=args.sim_calls, wall_s=args.wall, seed=args.seed)
+    cfg = MutationBenchConfig(cap=args.cap, sim_calls=args.sim_calls, wall_s=args.wall, seed=args.seed,
+                              human_kinds=tuple(args.human_kinds.split(",")))
     designs = load_suite(args.suite)
     if args.designs:
         wanted = set(args.designs.split(","))
         designs = [d for d in designs if d.name in wanted]
     args.out.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
-    for i, design in enumerate(designs):
+    for i, design in enumerate([] if args.ratio_only else designs):
         row = score_design(design, cfg)
         rows.append(row)
         cells = " ".join(f"{s}={row['sources'][s].get('score')}" for s in row.get("sources", {}))
@@ -122,7 +125,7 @@ def main() -> int:
                          f"({row.get('wall_s', 0)} s)\n")
         (args.out / "mutation.json").write_text(json.dumps({"rows": rows, "summary": summarize(rows)}, indent=1))
     ratios = [batched_ratio(d, cfg, args.ratio_samples) for d in designs[: args.ratio_designs]]
-    summary = summarize(rows)
+    summary = summarize(rows) if rows else {}
     if ratios:
         good = [r["ratio"] for r in ratios if r.get("ratio")]
         summary["batched_vs_single"] = {"designs": ratios, "median_ratio": statistics.median(good) if good else None}
@@ -130,7 +133,8 @@ def main() -> int:
                                                         "config": {"cap": cfg.cap, "sim_calls": cfg.sim_calls,
                                                                    "wall_s": cfg.wall_s, "seed": cfg.seed}},
                                                        indent=1))
-    (args.out / "mutation.md").write_text(markdown_table(rows, summary))
+    if rows:
+        (args.out / "mutation.md").write_text(markdown_table(rows, summary))
     sys.stdout.write(json.dumps(summary, indent=1) + "\n")
     return 0
 

@@ -132,87 +132,64 @@ class _Finder:
         return (src, idx) if idx is not None else None
 
     def module(self, module: Mapping[str, Any]) -> None:
-        """Collect the mutants of one module."""
+        """Collect the mutants of one module.
+
+        Verilator's tree is already simplified (an if/else chain assigning one variable
+        becomes a single assignment of nested `?:`), so statements are found in the source
+        tokens of the module, and a site is kept only where the tree has a node of the
+        right kind at that exact position, in run-time code.
+        """
         here = self.locate(module)
         if here is None:
             return
         src, name_idx = here
         module_at = src.tokens[name_idx].start
-        self.loop_vars = {str(v.get("name")) for w in ast.walk(module) if w.get("type") in ("WHILE", "DOWHILE")
-                          for v in ast.varrefs(ast.first(w, "condp"))}
-        by_pos: dict[tuple[str, int], list[Mapping[str, Any]]] = {}
-        for n in ast.walk(module):
+        runtime: dict[int, list[Mapping[str, Any]]] = {}
+        assigned: dict[str, Mapping[str, Any]] = {}
+        for n in _runtime_nodes(module):
             loc = self.locate(n)
-            if loc is not None and n is not module:
-                by_pos.setdefault((loc[0].path, loc[1]), []).append(n)
-        self._visit(module, src, module_at, by_pos, skip=False)
-
-    def _visit(self, node: Mapping[str, Any], src: _File, module_at: int,
-               by_pos: Mapping[tuple[str, int], list[Mapping[str, Any]]], skip: bool) -> None:
-        stack: list[tuple[Mapping[str, Any], bool, bool]] = [(node, skip, False)]
-        while stack:
-            cur, skipped, in_loop_head = stack.pop()
-            kind = str(cur.get("type", ""))
-            skipped = skipped or kind in SKIPPED_BLOCKS
-            if not skipped and not in_loop_head:
-                self._statement(cur, kind, module_at, by_pos)
-            for key, value in cur.items():
-                if isinstance(value, list):
-                    head = in_loop_head or (kind in ("WHILE", "DOWHILE") and key in ("condp", "incsp", "precondsp"))
-                    stack.extend((c, skipped, head) for c in value if isinstance(c, dict))
-
-    def _statement(self, node: Mapping[str, Any], kind: str, module_at: int,
-                   by_pos: Mapping[tuple[str, int], list[Mapping[str, Any]]]) -> None:
-        if kind not in ("ASSIGN", "ASSIGNDLY", "ASSIGNW", "IF", "CASEITEM"):
-            return
-        here = self.locate(node)
-        if here is None:
-            return
-        src, idx = here
-        tok = src.tokens[idx]
-        if kind == "CASEITEM":
-            if tok.text == ":" and ast.kids(node, "stmtsp"):
-                label = ", ".join(ast.render(c, self.nodes) or "?" for c in ast.kids(node, "condsp")) or "default"
-                self._add("case-arm", src, tok.end, tok.end, tok, f"case arm `{_short(label)}:` dropped",
-                          "drop", module_at)
-            return
-        if kind == "IF":
-            if tok.text != "if" or idx + 1 >= len(src.tokens) or src.tokens[idx + 1].text != "(":
-                return
-            region = self._region(src, idx + 2, close=")")
+            if loc is not None and loc[0] is src:
+                runtime.setdefault(loc[1], []).append(n)
+            if n.get("type") in ("ASSIGN", "ASSIGNDLY", "ASSIGNW"):
+                target = _target(n)
+                if target is not None:
+                    assigned.setdefault(str(target.get("name")), target)
+        loops = {str(v.get("name")) for w in ast.walk(module) if w.get("type") in ("WHILE", "DOWHILE")
+                 for v in ast.varrefs(ast.first(w, "condp"))}
+        end = next((i for i in range(name_idx, len(src.tokens)) if src.tokens[i].text == "endmodule"),
+                   len(src.tokens))
+        for kind, at, start, close in _statements(src.tokens, name_idx, end):
+            region = self._region(src, start, close)
             if region is None:
-                return
+                continue
             first, last, spans = region
-            cond = src.tokens[first:last + 1]
-            self._add("condition", src, cond[0].start, cond[-1].end, cond[0],
-                      f"condition `{_short(_join(cond))}` inverted", f"!({_join(cond)})", module_at)
-            self._expressions(src, spans, module_at, by_pos)
-            return
-        if tok.text not in ("=", "<="):
-            return
-        region = self._region(src, idx + 1, close=";,")
-        if region is None:
-            return
-        first, last, spans = region
-        self._expressions(src, spans, module_at, by_pos)
-        target = self._assigned(node)
-        if target is not None and target not in self.loop_vars:
-            rhs = src.tokens[first:last + 1]
-            self.stuck.setdefault((src.path, module_at, target), []).append(
-                (rhs[0].start, rhs[-1].end, rhs[0].line, rhs[0].col))
+            if not any(k in runtime for k in range(at, last + 1)):
+                continue  # a parameter, a declaration's initial value, an initial block
+            if kind == "if":
+                cond = src.tokens[first:last + 1]
+                self._add("condition", src, cond[0].start, cond[-1].end, cond[0],
+                          f"condition `{_short(_join(cond))}` inverted", f"!({_join(cond)})", module_at)
+            else:
+                name = _lvalue(src.tokens, at)
+                target = assigned.get(name or "")
+                if name is not None and target is not None and name not in loops and self._stuck_ok(target):
+                    rhs = src.tokens[first:last + 1]
+                    self.stuck.setdefault((src.path, module_at, name), []).append(
+                        (rhs[0].start, rhs[-1].end, rhs[0].line, rhs[0].col))
+            self._expressions(src, spans, module_at, runtime)
+        for n in [n for nodes in runtime.values() for n in nodes if n.get("type") == "CASEITEM"]:
+            loc = self.locate(n)
+            if loc is None or src.tokens[loc[1]].text != ":" or not ast.kids(n, "stmtsp"):
+                continue
+            tok = src.tokens[loc[1]]
+            label = ", ".join(ast.render(c, self.nodes) or "?" for c in ast.kids(n, "condsp")) or "default"
+            self._add("case-arm", src, tok.end, tok.end, tok, f"case arm `{_short(label)}:` dropped", "drop", module_at)
 
-    def _assigned(self, node: Mapping[str, Any]) -> str | None:
-        """The signal an assignment writes (through selects), if it is an integral variable."""
-        lhs = ast.first(node, "lhsp")
-        while lhs is not None and lhs.get("type") in ("SEL", "ARRAYSEL", "WORDSEL"):
-            lhs = ast.first(lhs, "fromp")
-        if lhs is None or lhs.get("type") != "VARREF":
-            return None
-        info = ast.type_info(lhs.get("dtypep"), self.nodes)
-        if info.name in ("real", "shortreal", "realtime", "string", "chandle") or info.unpacked \
-                or info.enum_addr is not None:
-            return None  # '0 / '1 cannot be assigned to these without a cast
-        return str(lhs.get("name"))
+    def _stuck_ok(self, target: Mapping[str, Any]) -> bool:
+        """True when `'0`/`'1` can be assigned to the variable (integral, not an enum)."""
+        info = ast.type_info(target.get("dtypep"), self.nodes)
+        return not (info.name in ("real", "shortreal", "realtime", "string", "chandle") or info.unpacked
+                    or info.enum_addr is not None)
 
     def _region(self, src: _File, start: int, close: str) -> tuple[int, int, list[Span]] | None:
         """Parse the expression at token `start`: its token range and sub-expressions.
@@ -230,12 +207,12 @@ class _Finder:
         return start, last, list(src.parser.spans)
 
     def _expressions(self, src: _File, spans: Sequence[Span], module_at: int,
-                     by_pos: Mapping[tuple[str, int], list[Mapping[str, Any]]]) -> None:
+                     runtime: Mapping[int, list[Mapping[str, Any]]]) -> None:
         """Operator, ternary-condition and constant mutants inside one parsed expression."""
         for span in spans:
             if span.in_select:
                 continue
-            here = by_pos.get((src.path, span.op if span.op >= 0 else span.first), [])
+            here = runtime.get(span.op if span.op >= 0 else span.first, [])
             types = {str(n.get("type")) for n in here}
             if span.kind == "binary":
                 self._operator(src, span, types, module_at)
@@ -286,6 +263,101 @@ class _Finder:
                 sites = [Site(path, s, e, f"'{value}", module_at) for s, e, _, _ in places]
                 out.append(("stuck-at", path, line, col, f"`{name}` stuck at {value}", sites))
         return out
+
+
+def _runtime_nodes(module: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """Nodes of the code that runs while simulating.
+
+    That is always blocks, continuous assignments, functions and tasks; not initial or
+    final blocks, loop headers or declarations.
+    """
+    out: list[Mapping[str, Any]] = []
+    stack: list[tuple[Mapping[str, Any], bool]] = [(c, False) for c in ast.children(module)]
+    while stack:
+        node, inside = stack.pop()
+        kind = str(node.get("type", ""))
+        if kind in SKIPPED_BLOCKS or kind == "VAR":
+            continue
+        inside = inside or kind in ("ALWAYS", "ALWAYSPOST", "ASSIGNW", "FUNC", "TASK", "CFUNC")
+        if inside:
+            out.append(node)
+        for key, value in node.items():
+            if isinstance(value, list):
+                if kind in ("WHILE", "DOWHILE") and key in ("condp", "incsp", "precondsp"):
+                    continue
+                stack.extend((c, inside) for c in value if isinstance(c, dict))
+    return out
+
+
+def _target(assign: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The VARREF an assignment writes (through selects), or None."""
+    lhs = ast.first(assign, "lhsp")
+    while lhs is not None and lhs.get("type") in ("SEL", "ARRAYSEL", "WORDSEL"):
+        lhs = ast.first(lhs, "fromp")
+    return lhs if lhs is not None and lhs.get("type") == "VARREF" else None
+
+
+_STATEMENT_START: frozenset[str] = frozenset((";", "begin", "end", "else", ")", ":", "endcase", "fork", "join", "do"))
+"""Tokens after which a statement (and so a nonblocking assignment's target) may start."""
+
+_LOOP_HEADS: frozenset[str] = frozenset(("for", "while", "repeat", "foreach", "wait"))
+"""Keywords whose parenthesised header is never mutated (loop control, waits)."""
+
+
+def _lvalue_at(tokens: Sequence[Token], at: int) -> int | None:
+    """Token index of the variable assigned by the `=`/`<=` token at `at` (`x`, `x[3]`), else None."""
+    j = at - 1
+    while j >= 0 and tokens[j].text == "]":
+        depth = 0
+        while j >= 0:
+            if tokens[j].text == "]":
+                depth += 1
+            elif tokens[j].text == "[":
+                depth -= 1
+                if depth == 0:
+                    break
+            j -= 1
+        j -= 1
+    if j < 0 or tokens[j].kind != "ident":
+        return None
+    return j
+
+
+def _lvalue(tokens: Sequence[Token], at: int) -> str | None:
+    """The variable assigned by the `=`/`<=` token at `at`, else None."""
+    j = _lvalue_at(tokens, at)
+    return tokens[j].text if j is not None else None
+
+
+def _statements(tokens: Sequence[Token], lo: int, hi: int) -> list[tuple[str, int, int, str]]:
+    """Where expressions start between tokens lo and hi.
+
+    One (kind, anchor token, first expression token, closers) per `if (...)` condition
+    and per assignment's right-hand side; loop headers are skipped.
+    """
+    out: list[tuple[str, int, int, str]] = []
+    i = lo
+    while i < hi:
+        text = tokens[i].text
+        nxt = tokens[i + 1].text if i + 1 < len(tokens) else ""
+        if text in _LOOP_HEADS and nxt == "(":
+            depth, i = 0, i + 1
+            while i < hi:
+                depth += {"(": 1, ")": -1}.get(tokens[i].text, 0)
+                i += 1
+                if depth == 0:
+                    break
+            continue
+        if text == "if" and nxt == "(":
+            out.append(("if", i, i + 2, ")"))
+        elif text == "=":
+            out.append(("assign", i, i + 1, ";,"))
+        elif text == "<=":
+            j = _lvalue_at(tokens, i)
+            if j is not None and j > lo and tokens[j - 1].text in _STATEMENT_START:
+                out.append(("assign", i, i + 1, ";"))
+        i += 1
+    return out
 
 
 def find_mutants(tree: Mapping[str, Any], sources: Mapping[str, str],

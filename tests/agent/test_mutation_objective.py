@@ -1,0 +1,120 @@
+"""The `coverage+mutation` objective: the hunting loop (pure) and the engine with real Verilator."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from itertools import pairwise
+
+import pytest
+
+from agent.heuristic import harness as hx
+from agent.heuristic import stimulus as st
+from agent.heuristic.engine import run_engine
+from agent.heuristic.mutation_objective import build_mutant_harness, hunt, score_steps
+from agent.heuristic.search import SearchConfig
+from agent.heuristic.stimulus import Field, Hints, Layout, Segment, Step
+from agent.policy import Budget
+from sim.design import read_interface
+from sim.evaluate import SimOptions
+from sim.suite import load_design
+
+LAYOUT = Layout("m", "dut", (Field("rst", 1, reset=True), Field("a", 4)), ())
+"""A two-field layout for the pure loop (no clock: the judge below never simulates)."""
+
+
+def _judge_double(steps: Sequence[Step], alive: Sequence[int]) -> tuple[bool, dict[int, str]]:
+    """Deterministic stand-in for the simulator: mutant 1 dies when `a` reaches 9 or more,
+    mutant 2 when `a` is 0 right after a reset; mutant 3 never dies (an equivalent one)."""
+    killed: dict[int, str] = {}
+    if 1 in alive and any(s.values[1] >= 9 for s in steps):
+        killed[1] = "a >= 9 seen"
+    if 2 in alive and any(p.values[0] == 1 and s.values[0] == 0 and s.values[1] == 0 for p, s in pairwise(steps)):
+        killed[2] = "idle after reset"
+    return True, killed
+
+
+def test_hunt_keeps_only_killing_candidates() -> None:
+    start = (Segment("coverage", (Step((1, 0)), Step((0, 3)), Step((0, 4)))),)
+    result = hunt(LAYOUT, start, _judge_double, [1, 2, 3], hints=Hints(palettes={"rst": (), "a": ()}), seed=3,
+                  max_trials=200)
+    assert result.segments[0] == start[0]
+    assert set(result.killed) == {1, 2}
+    assert 1 <= result.added <= 2
+    assert all("kills" in seg.label for seg in result.segments[1:])
+    assert result.trials <= 200
+
+
+def test_hunt_stops_at_the_budget() -> None:
+    calls = 0
+
+    def stop() -> bool:
+        return calls >= 3
+
+    def judge(steps: Sequence[Step], alive: Sequence[int]) -> tuple[bool, dict[int, str]]:
+        nonlocal calls
+        calls += 1
+        return True, {}
+
+    result = hunt(LAYOUT, (Segment("c", (Step((1, 0)),)),), judge, [1], hints=Hints(), should_stop=stop)
+    assert result.trials == 2  # the first call replays the kept stimulus
+    assert result.added == 0
+
+
+def test_unknown_objective_is_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    design = _design(tmp_path)
+    with pytest.raises(ValueError, match="objective"):
+        run_engine(design, strategy="heuristic", budget=Budget(1, time.monotonic() + 5), objective="speed")
+
+
+RTL = """\
+module sat (
+  input  logic       clk,
+  input  logic       rst,
+  input  logic [3:0] a,
+  output logic [3:0] q,
+  output logic       big
+);
+  logic [3:0] unused_r;
+  always_ff @(posedge clk) begin
+    if (rst) q <= '0;
+    else if (a > 4'd9) q <= a - 4'd9;
+    else q <= a;
+  end
+  assign big = q >= 4'd5;
+  always_ff @(posedge clk) unused_r <= a + 4'd1;
+endmodule
+"""
+
+
+def _design(tmp_path):  # type: ignore[no-untyped-def]
+    (tmp_path / "rtl").mkdir(exist_ok=True)
+    (tmp_path / "rtl" / "sat.sv").write_text(RTL)
+    (tmp_path / "design.toml").write_text('name = "sat"\ntop = "sat"\nrtl = ["rtl/sat.sv"]\nclocks = ["clk"]\n'
+                                          'resets = [{ name = "rst", active_low = false }]\n')
+    return load_design(tmp_path)
+
+
+@pytest.mark.simulator_required
+def test_engine_with_mutation_objective_kills_every_observable_mutant(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    design = _design(tmp_path)
+    options = SimOptions(cache_dir=tmp_path / "cache", run_timeout_s=20)
+    budget = Budget(sim_calls=40, deadline=time.monotonic() + 240)
+    tb, report = run_engine(design, strategy="heuristic", budget=budget, seed=1, options=options,
+                            config=SearchConfig(seed=1), verify=False, objective="coverage+mutation",
+                            mutation_cap=None)
+    assert report.search is not None
+    assert "mutants killed" in report.mutation
+    assert "module tb_sat;" in tb
+    layout = hx.make_layout(design, read_interface(design))
+    harness = build_mutant_harness(design, layout, cap=None, options=options)
+    assert not isinstance(harness, str)
+    final = score_steps(harness, st.flatten(report.search.segments))
+    assert not final.error
+    hidden_line = RTL.splitlines().index("  always_ff @(posedge clk) unused_r <= a + 4'd1;") + 1
+    observable = [m for m in harness.model.mutants if m.line != hidden_line]
+    hidden = [m for m in harness.model.mutants if m.line == hidden_line]
+    assert hidden  # the stuck-at and operator mutants of the unobservable register
+    assert not any(m.id in final.killed for m in hidden)
+    assert all(m.id in final.killed for m in observable), [m.description for m in observable
+                                                           if m.id not in final.killed]
