@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from itertools import pairwise
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +18,7 @@ from agent.heuristic.stimulus import Field, Hints, Layout, Segment, Step
 from agent.policy import Budget
 from sim.design import read_interface
 from sim.evaluate import SimOptions
-from sim.suite import load_design
+from sim.suite import Design, load_design
 
 LAYOUT = Layout("m", "dut", (Field("rst", 1, reset=True), Field("a", 4)), ())
 """A two-field layout for the pure loop (no clock: the judge below never simulates)."""
@@ -61,7 +62,7 @@ def test_hunt_stops_at_the_budget() -> None:
     assert result.added == 0
 
 
-def test_unknown_objective_is_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_objective_is_refused(tmp_path: Path) -> None:
     design = _design(tmp_path)
     with pytest.raises(ValueError, match="objective"):
         run_engine(design, strategy="heuristic", budget=Budget(1, time.monotonic() + 5), objective="speed")
@@ -87,7 +88,7 @@ endmodule
 """
 
 
-def _design(tmp_path):  # type: ignore[no-untyped-def]
+def _design(tmp_path: Path) -> Design:
     (tmp_path / "rtl").mkdir(exist_ok=True)
     (tmp_path / "rtl" / "sat.sv").write_text(RTL)
     (tmp_path / "design.toml").write_text('name = "sat"\ntop = "sat"\nrtl = ["rtl/sat.sv"]\nclocks = ["clk"]\n'
@@ -96,7 +97,7 @@ def _design(tmp_path):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.simulator_required
-def test_engine_with_mutation_objective_kills_every_observable_mutant(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_engine_with_mutation_objective_kills_every_observable_mutant(tmp_path: Path) -> None:
     design = _design(tmp_path)
     options = SimOptions(cache_dir=tmp_path / "cache", run_timeout_s=20)
     budget = Budget(sim_calls=40, deadline=time.monotonic() + 240)
