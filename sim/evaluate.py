@@ -102,11 +102,15 @@ def design_paths(design: Design) -> tuple[Path, ...]:
 
 
 def sandbox_for(design: Design, tool: Verilator, options: SimOptions, *, read: Sequence[Path] = (),
-                write: Sequence[Path] = (), build: bool = False) -> Sandbox:
+                write: Sequence[Path] = (), build: bool = False, binary: bool = False) -> Sandbox:
     """The OS sandbox of one build or run of `design`: read-only design and tools, writable `write`.
 
-    A build also gets the compiler cache writable, so sandboxed builds still hit ccache.
+    A build also gets the compiler cache writable, so sandboxed builds still hit ccache. A
+    compiled simulation `binary` gets the lean view (no interpreter, no tools, no /proc).
     """
+    if binary:
+        return Sandbox(read_only=(*design_paths(design), *read), writable=tuple(write), mode=options.sandbox,
+                       lean=True)
     writable = list(write)
     if build:
         ccache = compiler_cache_dir(tool_env(tool)["PATH"])
@@ -198,7 +202,7 @@ class BuiltTestbench:
             limits = Limits(timeout_s=self.options.run_timeout_s, memory_bytes=self.options.run_memory_bytes,
                             file_bytes=self.options.file_bytes)
             cmd = simulation_run(self.exe, seed=seed, plusargs=plusargs)
-            sandbox = sandbox_for(self.design, self.tool, self.options, read=(self.build_dir,))
+            sandbox = sandbox_for(self.design, self.tool, self.options, read=(self.build_dir,), binary=True)
             (res,) = run_commands([cmd], cwd=work, log_path=log, env=tool_env(self.tool), limits=limits, cancel=cancel,
                                   sandbox=sandbox)
             base = SimResult(status=Status.OK, build_s=self.build_s, run_s=res.duration_s, cached=self.cached,

@@ -47,6 +47,9 @@ ETC_ALLOWED = (
 )
 """The only entries of /etc a build or run sees: the loader, compiler alternatives, perl, names."""
 
+ETC_LEAN = ("ld.so.cache", "passwd", "group")
+"""The /etc entries a compiled simulation binary needs (its loader cache and user names)."""
+
 
 class SandboxMode(enum.Enum):
     """How strictly commands are contained."""
@@ -129,8 +132,9 @@ class Sandbox:
     """Folders shown read-write (the run or build directory, the compiler cache)."""
     mode: SandboxMode | None = None
     """Containment mode; None reads `BENCHWRIGHT_SANDBOX` at run time."""
-    proc: bool = True
-    """Mount a /proc of the sandbox's own PID namespace (Python and make want one)."""
+    lean: bool = False
+    """Only what a compiled simulation binary needs: three /etc entries and no /proc. Each bind
+    costs a mount, and the engine runs its harness hundreds of times per design."""
 
     def resolved_mode(self) -> SandboxMode:
         """The mode in force for this command."""
@@ -150,7 +154,7 @@ class Sandbox:
         assert found.bwrap is not None
         home = (env or os.environ).get("HOME")
         return bwrap_argv(found.bwrap, argv, cwd=cwd, read_only=self.read_only, writable=self.writable,
-                          home=Path(home) if home else None, proc=self.proc)
+                          home=Path(home) if home else None, lean=self.lean)
 
 
 @functools.lru_cache(maxsize=1)
@@ -174,7 +178,7 @@ def status_note(mode: SandboxMode | None = None) -> str | None:
     return fallback_note(found.reason)
 
 
-def _system_view() -> list[str]:
+def _system_view(etc: Sequence[str] = ETC_ALLOWED) -> list[str]:
     """The bwrap arguments for the read-only system: /usr and friends, allow-listed /etc entries."""
     args: list[str] = []
     for top in SYSTEM_DIRS:
@@ -183,7 +187,7 @@ def _system_view() -> list[str]:
             args += ["--symlink", str(path.readlink()), top]
         elif path.is_dir():
             args += ["--ro-bind", top, top]
-    for name in ETC_ALLOWED:
+    for name in etc:
         entry = Path("/etc") / name
         if entry.exists():
             args += ["--ro-bind", str(entry), str(entry)]
@@ -201,14 +205,15 @@ def _depth_order(paths: Iterable[Path]) -> list[Path]:
 
 
 def bwrap_argv(bwrap: str, argv: Sequence[str], *, cwd: Path, read_only: Sequence[Path] = (),
-               writable: Sequence[Path] = (), home: Path | None = None, proc: bool = True) -> list[str]:
+               writable: Sequence[Path] = (), home: Path | None = None, lean: bool = False) -> list[str]:
     """The full bwrap command line for `argv` (pure: reads only which system paths exist).
 
     Binds are ordered parent-first so a writable run directory inside a read-only design
     folder (or inside the tmpfs /tmp) stays writable.
     """
-    args = [bwrap, "--unshare-all", "--die-with-parent", *_system_view(), "--dev", "/dev"]
-    if proc:
+    args = [bwrap, "--unshare-all", "--die-with-parent", *_system_view(ETC_LEAN if lean else ETC_ALLOWED),
+            "--dev", "/dev"]
+    if not lean:  # a /proc of the sandbox's own PID namespace: Python and make want one
         args += ["--proc", "/proc"]
     args += ["--tmpfs", "/tmp"]
     if home is not None and str(home) not in ("/", "/tmp"):

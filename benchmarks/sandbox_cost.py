@@ -1,0 +1,118 @@
+"""What the OS sandbox costs: sandboxed vs unsandboxed build and run, as ratios in one script.
+
+    python benchmarks/sandbox_cost.py [--designs a,b,c] [--builds 2] [--runs 40]
+
+For each design (with an SV human test) it alternates the two modes so machine noise hits
+both alike:
+  build   a cold build (empty build cache, ccache disabled), sandbox `off` vs `require`
+  run     one run of the built binary (the human test: a few ms), `off` vs `require`,
+          median of --runs, the way the engine's harness runs hundreds of trials
+and prints the medians and the ratio sandboxed / unsandboxed (goal: <= 1.05 build,
+<= 1.2 run). The bare bubblewrap start-up (`bwrap ... true` vs `true`) is printed too,
+since it is the floor of the run overhead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sim.evaluate import BuiltTestbench, SimOptions, build
+from sim.human import verilogeval_copy
+from sim.sandbox import SandboxMode, bwrap_argv, probe
+from sim.suite import load_design
+from sim.types import SimResult
+
+PUBLIC = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "public"
+DEFAULT = ("cvdp__fsm_seq_detector", "verilogeval__count_clock", "nandland__spi_master")
+MODES = (SandboxMode.OFF, SandboxMode.REQUIRE)
+
+
+def timed_build(name: str, mode: SandboxMode, cache: Path) -> tuple[float, BuiltTestbench]:
+    """Seconds of one cold build of the design's human test under `mode`."""
+    design = load_design(PUBLIC / name)
+    test = design.human_test
+    assert test is not None and test.kind == "sv", f"{name} has no SV human test"
+    gen = verilogeval_copy(design, "\n".join(p.read_text() for p in test.files))
+    shutil.rmtree(cache, ignore_errors=True)
+    options = SimOptions(cache_dir=cache, sandbox=mode)
+    t = time.monotonic()
+    built = build(design, test.files, test.top, options=options, generated=gen or None)
+    took = time.monotonic() - t
+    if isinstance(built, SimResult):
+        raise SystemExit(f"{name}: build failed: {built.detail}")
+    return took, built
+
+
+def timed_runs(built: BuiltTestbench, mode: SandboxMode, runs: int) -> list[float]:
+    """Wall seconds of `runs` runs of the binary (coverage parse included) under `mode`."""
+    from dataclasses import replace
+
+    built = replace(built, options=replace(built.options, sandbox=mode))
+    out = []
+    for _ in range(runs):
+        t = time.monotonic()
+        res = built.run()
+        out.append(time.monotonic() - t)
+        assert res.status.value == "ok", res.detail
+    return out
+
+
+def bwrap_floor(n: int = 40) -> tuple[float, float]:
+    """Median seconds of `true` and of `true` inside the same bwrap view the runs get."""
+    found = probe()
+    assert found.bwrap is not None
+    plain, boxed = [], []
+    wrapped = bwrap_argv(found.bwrap, ["true"], cwd=Path(tempfile.gettempdir()))
+    for _ in range(n):
+        for argv, into in ((["true"], plain), (wrapped, boxed)):
+            t = time.monotonic()
+            subprocess.run(argv, check=True)
+            into.append(time.monotonic() - t)
+    return statistics.median(plain), statistics.median(boxed)
+
+
+def main() -> int:
+    """Print one row per design and measurement, then the bwrap floor."""
+    p = argparse.ArgumentParser()
+    p.add_argument("--designs", default=",".join(DEFAULT))
+    p.add_argument("--builds", type=int, default=2, help="cold builds per mode and design")
+    p.add_argument("--runs", type=int, default=40, help="runs per mode and design")
+    args = p.parse_args()
+    if not probe().available:
+        raise SystemExit(f"the sandbox is not available here: {probe().reason}")
+    os.environ["CCACHE_DISABLE"] = "1"  # cold builds: the compiler's work, not the cache's
+    work = Path(tempfile.mkdtemp(prefix="bw-sandbox-cost-"))
+    print(f"{'design':<28} {'step':<6} {'off s':>8} {'sandbox s':>10} {'ratio':>7}")
+    try:
+        for name in args.designs.split(","):
+            build_s: dict[SandboxMode, list[float]] = {m: [] for m in MODES}
+            built = None
+            for _ in range(args.builds):
+                for mode in MODES:
+                    took, built = timed_build(name, mode, work / name / mode.value)
+                    build_s[mode].append(took)
+            assert built is not None
+            run_s: dict[SandboxMode, list[float]] = {m: [] for m in MODES}
+            for _ in range(args.runs // 10):
+                for mode in MODES:
+                    run_s[mode] += timed_runs(built, mode, 10)
+            for step, data in (("build", build_s), ("run", run_s)):
+                off, boxed = statistics.median(data[MODES[0]]), statistics.median(data[MODES[1]])
+                print(f"{name:<28} {step:<6} {off:>8.4f} {boxed:>10.4f} {boxed / off:>7.3f}", flush=True)
+        plain, boxed = bwrap_floor()
+        print(f"{'(bwrap start-up floor)':<28} {'true':<6} {plain:>8.4f} {boxed:>10.4f} {boxed / plain:>7.3f}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
