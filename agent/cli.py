@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sim.discover import load_designs
 from sim.errors import SimError
 from sim.init_cli import add_input_args, design_from_args
+from sim.inputs import load_designs
 from sim.suite import Design
 
 POLICY_NAMES = ("heuristic", "random", "random-guided", "llama", "openai")

@@ -47,6 +47,8 @@ class MutationBenchConfig:
     """Simulator options."""
     human_kinds: tuple[str, ...] = ("sv", "cocotb")
     """Kinds of human test analysed (cocotb runs cost seconds per mutant)."""
+    sources: tuple[str, ...] = SOURCES
+    """Sources to (re)compute; the others come from a previous run's row when one is given."""
 
 
 def _engine(design: Design, strategy: str, objective: str, cfg: MutationBenchConfig) -> tuple[Any, float]:
@@ -74,8 +76,20 @@ def _row(report: MutationReport | None, coverage: float | None, wall_s: float, n
     }
 
 
-def score_design(design: Design, cfg: MutationBenchConfig = MutationBenchConfig()) -> dict[str, Any]:
-    """Mutation scores of every source on one design (same mutants for all)."""
+def _previous_report(design: Design, mutants: Sequence[Any], cell: dict[str, Any]) -> MutationReport:
+    """A previous run's cell as a report over the same mutants (for equivalence marking)."""
+    survived = set(cell.get("survived", []))
+    return MutationReport(design.name, tuple(mutants), {m.id: "killed in the previous run" for m in mutants
+                                                         if m.id not in survived})
+
+
+def score_design(design: Design, cfg: MutationBenchConfig = MutationBenchConfig(),
+                 previous: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Mutation scores of every source on one design (same mutants for all).
+
+    With `previous` (this design's row of an earlier run with the same mutants), only
+    `cfg.sources` are recomputed and the others are taken from it.
+    """
     start = time.monotonic()
     try:
         model = prepare(design, cap=cfg.cap, options=cfg.options)
@@ -90,6 +104,8 @@ def score_design(design: Design, cfg: MutationBenchConfig = MutationBenchConfig(
     for source, strategy, objective in (("heuristic", "heuristic", "coverage"),
                                         ("heuristic+mutation", "heuristic", "coverage+mutation"),
                                         ("random", "random", "coverage")):
+        if source not in cfg.sources:
+            continue
         report, wall = _engine(design, strategy, objective, cfg)
         if report.search is None or report.search.result is None:
             extra[source] = (None, wall, report.note or "no stimulus")
@@ -99,13 +115,24 @@ def score_design(design: Design, cfg: MutationBenchConfig = MutationBenchConfig(
     human_note = "no human test"
     if design.human_test is not None and design.human_test.kind not in cfg.human_kinds:
         human_note = f"{design.human_test.kind} human test not analysed in this run"
-    elif design.human_test is not None:
+    elif design.human_test is not None and "human" in cfg.sources:
         try:
             t0 = time.monotonic()
             reports["human"] = analyse_human(design, model=model, options=cfg.options)
             extra["human"] = (None, time.monotonic() - t0, "")
         except SimError as exc:
             human_note = str(exc)
+    kept: dict[str, dict[str, Any]] = {}
+    if previous is not None:
+        same = [(m["id"], m["description"]) for m in previous.get("mutant_list", [])] == \
+            [(m.id, m.description) for m in model.mutants]
+        if not same:
+            return {"name": design.name, "error": "the previous run analysed other mutants", "sources": {}}
+        for source in SOURCES:
+            cell = previous["sources"].get(source, {})
+            if source not in cfg.sources and cell.get("score") is not None:
+                reports[source] = _previous_report(design, model.mutants, cell)
+                kept[source] = cell
     marked = dict(zip(reports, mark_equivalent(list(reports.values())), strict=True))
     equivalent = next(iter(marked.values())).equivalent if marked else frozenset()
     sources = {}
@@ -113,6 +140,10 @@ def score_design(design: Design, cfg: MutationBenchConfig = MutationBenchConfig(
         rep = marked.get(source)
         cov, wall, note = extra.get(source, (None, 0.0, human_note if source == "human" else "not run"))
         sources[source] = _row(rep, cov, wall, note)
+        if source in kept and rep is not None:
+            sources[source] = {**kept[source], "score": round(rep.score, 2), "ratio": round(rep.ratio, 2)}
+        elif previous is not None and source not in cfg.sources:
+            sources[source] = previous["sources"].get(source, sources[source])
     return {
         "name": design.name, "found": model.found, "mutants": len(model.mutants), "rejected": len(model.rejected),
         "equivalent": sorted(equivalent), "human_kind": design.human_test.kind if design.human_test else None,

@@ -28,6 +28,7 @@ from agent.heuristic import stimulus as st
 from agent.heuristic.engine import run_engine
 from agent.heuristic.search import SearchConfig
 from agent.mutation_bench import (
+    SOURCES,
     MutationBenchConfig,
     markdown_table,
     score_design,
@@ -106,11 +107,15 @@ def main() -> int:
     p.add_argument("--ratio-samples", type=int, default=3, help="single-mutant builds per ratio design")
     p.add_argument("--ratio-only", action="store_true", help="only measure the batched/per-mutant ratio")
     p.add_argument("--human-kinds", default="sv,cocotb", help="human test kinds to analyse (default: %(default)s)")
+    p.add_argument("--sources", default=",".join(SOURCES),
+                   help="sources to compute (default: all); the others come from --merge")
+    p.add_argument("--merge", type=Path, help="an earlier mutation.json (same --cap) to take the other sources from")
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args()
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if args.verbose else logging.WARNING)
     cfg = MutationBenchConfig(cap=args.cap, sim_calls=args.sim_calls, wall_s=args.wall, seed=args.seed,
-                              human_kinds=tuple(args.human_kinds.split(",")))
+                              human_kinds=tuple(args.human_kinds.split(",")), sources=tuple(args.sources.split(",")))
+    previous = {r["name"]: r for r in json.loads(args.merge.read_text())["rows"]} if args.merge else {}
     designs = load_suite(args.suite)
     if args.designs:
         wanted = set(args.designs.split(","))
@@ -118,7 +123,7 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
     for i, design in enumerate([] if args.ratio_only else designs):
-        row = score_design(design, cfg)
+        row = score_design(design, cfg, previous.get(design.name))
         rows.append(row)
         cells = " ".join(f"{s}={row['sources'][s].get('score')}" for s in row.get("sources", {}))
         sys.stderr.write(f"[{i + 1}/{len(designs)}] {design.name}: {row.get('error', '')} {cells} "
