@@ -15,8 +15,9 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from sim.discover import Inferred, gather, infer, load_or_infer
+from sim.discover import Inferred, infer
 from sim.errors import SimError
+from sim.inputs import gather, load_or_infer
 from sim.suite import Design
 
 

@@ -8,17 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from sim.discover import (
-    gather,
-    gather_filelist,
-    gather_files,
-    gather_folder,
-    infer,
-    load_designs,
-    load_or_infer,
-)
+from sim.discover import gather_filelist, gather_files, gather_folder, infer
 from sim.errors import DesignError, ToolNotFoundError
 from sim.init_cli import init_main
+from sim.inputs import gather, load_designs, load_or_infer
 from sim.suite import load_design
 from sim.tools import find_verilator
 
