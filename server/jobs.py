@@ -20,7 +20,9 @@ from typing import TypeVar
 
 from agent.policy import Budget, Policy, Proposal, State
 from server.project import Project, Testbench
+from sim.errors import SimError
 from sim.evaluate import SimOptions, evaluate_files
+from sim.mutation import MutationReport
 from sim.process import Cancel
 from sim.types import SimResult
 
@@ -147,6 +149,25 @@ def simulate(project: Project, tb: Testbench, options: SimOptions, cancel: Cance
 
         return evaluate_cocotb(design, tb.path.stem, list(tb.files), options=options, trusted=True, cancel=cancel)
     return evaluate_files(design, tb.files, None, options=options, check=False, cancel=cancel)
+
+
+def mutation_report(project: Project, tb: Testbench, options: SimOptions,
+                    cancel: Cancel | None = None) -> MutationReport | None:
+    """The mutation report of `tb` (which mutants it kills), or None when it cannot be analysed."""
+    from sim.mutation import prepare
+    from sim.mutation_tb import analyse_cocotb, analyse_files, analyse_human
+
+    design = project.design
+    try:
+        if tb.kind == "human":
+            return analyse_human(design, options=options, cancel=cancel)
+        if tb.kind == "cocotb":
+            model = prepare(design, options=options, cancel=cancel)
+            return analyse_cocotb(model, tb.path.stem, list(tb.files), options=options, cancel=cancel)
+        return analyse_files(design, tb.files, None, options=options, cancel=cancel)
+    except SimError as exc:
+        logger.info("no mutation analysis for %s: %s", design.name, exc)
+        return None
 
 
 class CancellablePolicy:

@@ -15,6 +15,7 @@ import logging
 import shutil
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from agent.loop import (
 from agent.policy import get_policy
 from server import convert
 from server import protocol as p
-from server.jobs import CancellablePolicy, JobKind, simulate
+from server.jobs import CancellablePolicy, JobKind, mutation_report, simulate
 from server.lint import lint_command, run_lint, shadow_copies
 from server.project import (
     HDL_SUFFIXES,
@@ -50,6 +51,7 @@ from server.trust import sandbox_line, sandbox_mode, sandbox_state_for
 from sim.errors import SimError, ToolNotFoundError
 from sim.evaluate import SimOptions, tb_top_name
 from sim.lcov import write_lcov
+from sim.mutation import MutationReport
 from sim.sandbox import SandboxUnavailableError
 from sim.tools import Verilator, find_verilator
 from sim.types import SimResult
@@ -199,13 +201,20 @@ def _state_dir(project: Project) -> Path:
     return project.workspace / STATE_DIR
 
 
-def _simulate_work(project: Project, tb: Testbench, options: SimOptions, lcov: Path) -> Any:
-    """The blocking part of an on-save simulation (runs in a job thread)."""
+def _simulate_work(project: Project, tb: Testbench, options: SimOptions, lcov: Path, mutation: bool = False) -> Any:
+    """The blocking part of an on-save simulation (runs in a job thread).
+
+    With `mutation`, the testbench's mutation report rides along in `result.extra["mutation"]`.
+    """
 
     def work(cancel: threading.Event) -> SimResult:
         result = simulate(project, tb, options, cancel)
         if result.report is not None and not cancel.is_set():
             write_lcov(result.report, lcov)
+        if mutation and result.status.value == "ok" and not cancel.is_set():
+            report = mutation_report(project, tb, options, cancel)
+            if report is not None:
+                result = replace(result, extra={**result.extra, "mutation": report})
         return result
 
     return work
@@ -247,7 +256,8 @@ async def simulate_project(ls: BenchwrightServer, project: Project, settings: Se
     with ls.activity("simulating", f"simulating {project.design.name}"):
         async with ls.work_progress(f"Benchwright: simulating {project.design.name}", job.cancel):
             try:
-                result = await ls.jobs.run(job, _simulate_work(project, tb, sim_options(settings), lcov))
+                result = await ls.jobs.run(job, _simulate_work(project, tb, sim_options(settings), lcov,
+                                                                  settings.coverage.mutation))
             except ToolNotFoundError as exc:
                 tool_missing(ls, settings, str(exc))
                 return None
@@ -279,6 +289,9 @@ def publish_outcome(ls: BenchwrightServer, outcome: Outcome, version: int | None
             continue
         hints = convert.lsp_hint_diagnostics(result.uncovered, rtl, doc.lines, project.design.name) \
             if settings.coverage.hints else []
+        mutation = result.extra.get("mutation")
+        if isinstance(mutation, MutationReport) and not mutation.error:
+            hints += convert.lsp_mutant_diagnostics(mutation.survived, rtl, doc.lines, project.design.name)
         if hints or ls.hint_diagnostics.get(uri):
             ls.hint_diagnostics[uri] = hints
             ls.publish(uri)

@@ -85,6 +85,9 @@ class CoverageSettings:
     """Target percent for designs whose design.toml gives none."""
     hints: bool = True
     """Publish hint diagnostics on uncovered lines."""
+    mutation: bool = False
+    """After each simulation, also run the testbench against the RTL's mutants and hint the
+    lines whose mutants survive (one more build per change; off by default)."""
 
 
 @dataclass

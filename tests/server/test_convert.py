@@ -146,3 +146,19 @@ def test_report_markdown() -> None:
     assert "below" in text
     assert "`w.sv:4` line" in text
     assert "No simulation yet" in convert.report_markdown(None, design="d", testbench=None, target=90)
+
+
+def test_mutant_hints_one_per_line_of_this_file() -> None:
+    from sim.mutants import Mutant
+
+    rtl = Path("/w/rtl/m.sv")
+    survived = [Mutant(1, "operator", str(rtl), 3, 5, "`a + b` -> `a - b`", ()),
+                Mutant(2, "stuck-at", str(rtl), 3, 1, "`y` stuck at 0", ()),
+                Mutant(3, "constant", "/w/rtl/other.sv", 3, 1, "constant", ())]
+    lines = ["module m;", "", "  assign y = a + b;", "endmodule"]
+    (diag,) = convert.lsp_mutant_diagnostics(survived, rtl, lines, "m", frozenset({2}))
+    assert diag.severity == types.DiagnosticSeverity.Hint
+    assert diag.code == convert.SURVIVING_MUTANT_CODE
+    assert diag.range.start.line == 2
+    assert "`a + b` -> `a - b`; `y` stuck at 0 (possibly equivalent)" in diag.message
+    assert diag.data == {"design": "m", "mutants": [1, 2]}

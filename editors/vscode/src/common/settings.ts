@@ -55,6 +55,8 @@ export const SETTINGS: readonly SettingSpec[] = [
     description: 'Coverage target in percent; generation stops when the overall coverage reaches it.' },
   { key: 'coverage.hints', type: 'boolean', default: true, scope: 'resource',
     description: 'Show hint diagnostics on uncovered lines.' },
+  { key: 'coverage.mutation', type: 'boolean', default: false, scope: 'resource',
+    description: 'After each simulation, also run the testbench against mutants of the RTL and hint the lines whose mutants survive (one more build per change).' },
   { key: 'simulateOnSave', type: 'boolean', default: true, scope: 'resource',
     description: 'Simulate the design\'s testbench with coverage whenever an RTL or testbench file is saved.' },
   { key: 'lint.debounceMs', type: 'number', default: 300, scope: 'window', minimum: 0,
