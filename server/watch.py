@@ -26,6 +26,7 @@ from server.project import (
 from server.settings import Settings
 from sim.errors import SimError
 from sim.evaluate import SimOptions
+from sim.inputs import load_or_infer
 from sim.lcov import write_lcov
 from sim.report import result_text
 from sim.types import METRICS
@@ -50,9 +51,11 @@ def resolve(folder: Path, tb: Path | None, top: str | None) -> tuple[Project, Te
     settings = Settings()
     settings.project.top = top or ""
     settings.project.testbench = str(tb.resolve()) if tb is not None else ""
-    anchor = folder / "design.toml" if (folder / "design.toml").is_file() else \
-        next((p for p in sorted(folder.rglob("*")) if p.suffix in (".sv", ".v")), folder / "design.toml")
-    project = find_project(anchor, [folder], settings)
+    if (folder / "design.toml").is_file():
+        project = find_project(folder / "design.toml", [folder], settings)
+    else:
+        # No design.toml: infer it (top, files, include dirs, clocks, resets) as `run` does.
+        project = Project(load_or_infer([folder], top=top or ""), folder.resolve(), from_toml=False)
     if project is None:
         raise SimError(f"{folder}: no design.toml and no RTL file with a module")
     testbench = find_testbench(project, settings)
@@ -135,7 +138,7 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="benchwright watch", description="Re-simulate a design whenever its files change.")
     p.add_argument("folder", type=Path, help="design folder (with design.toml) or a folder of RTL")
     p.add_argument("--tb", type=Path, help="testbench file (default: design.toml human test, then tb/)")
-    p.add_argument("--top", help="DUT top module (default: design.toml or the first module)")
+    p.add_argument("--top", help="DUT top module (default: design.toml's, else inferred)")
     p.add_argument("--metrics", default=",".join(METRICS), help="comma-separated metrics (default: %(default)s)")
     p.add_argument("--debounce", type=float, default=0.3, help="seconds of quiet before re-simulating")
     p.add_argument("--max-runs", type=int, help="exit after this many simulations (for scripts)")

@@ -163,3 +163,13 @@ async def test_saving_a_leaf_publishes_coverage_of_the_top(ws: Path, cache_dir: 
     expected = cli_sim(design, design / "tb" / "tb_pwm_timer.sv", cache_dir)
     assert expected["status"] == "ok"
     assert cov["summary"]["overall"] == expected["coverage"]["overall"]  # type: ignore[index]
+
+
+@pytest.mark.simulator_required
+@requires_verilator
+def test_watch_infers_a_folder_without_design_toml(ws: Path) -> None:
+    from server.watch import resolve
+
+    project, tb = resolve(ws / "pwm_timer", None, None)
+    assert (project.design.top, project.from_toml) == ("pwm_timer", False)
+    assert tb.path == ws / "pwm_timer" / "tb" / "tb_pwm_timer.sv"
