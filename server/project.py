@@ -112,6 +112,17 @@ def _first_module(path: Path) -> str | None:
     return found[0][0] if found else None
 
 
+_LOGGED: set[str] = set()
+"""Inference messages already logged (lint re-resolves the design on every change)."""
+
+
+def _log_once(level: int, message: str) -> None:
+    """Log a message the first time it is seen."""
+    if message not in _LOGGED:
+        _LOGGED.add(message)
+        logger.log(level, "%s", message)
+
+
 def infer_in_workspace(path: Path, workspace: Path, index: ModuleIndex, top: str) -> Design | None:
     """The design holding `path`, inferred from the workspace; None when inference fails.
 
@@ -132,18 +143,18 @@ def infer_in_workspace(path: Path, workspace: Path, index: ModuleIndex, top: str
             inferred = infer(gather_filelist(listing), top, containing, flag=flag)
         except (SimError, OSError) as exc:
             # E.g. project.top names a module the list does not hold: the files decide.
-            logger.info("%s does not give the design of %s: %s", listing, path.name, exc)
+            _log_once(logging.INFO, f"{listing} does not give the design of {path.name}: {exc}")
     if inferred is None:
         try:
             files = index.component(path, workspace) or [path]
             inferred = infer(gather_files(files, stop=workspace), top, containing, flag=flag)
         except (SimError, OSError) as exc:
-            logger.warning("Benchwright: could not infer the design of %s: %s", path.name, exc)
+            _log_once(logging.WARNING, f"Benchwright: could not infer the design of {path.name}: {exc}")
             return None
     if path not in inferred.design.rtl:
-        logger.info("%s is not part of the inferred design %s", path, inferred.design.top)
+        _log_once(logging.INFO, f"{path} is not part of the inferred design {inferred.design.top}")
         return None
-    logger.info("inferred design of %s:\n  %s", path.name, "\n  ".join(inferred.explain()))
+    _log_once(logging.INFO, f"inferred design of {path.name}:\n  " + "\n  ".join(inferred.explain()))
     return inferred.design
 
 
