@@ -128,7 +128,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await docs.showMarkdown('Benchwright Coverage Report.md', text);
     }),
     api.registerCommand(Commands.DOCTOR, async () => {
-      const lines = ['# Benchwright doctor', '', '## Extension', `VS Code ${vscode.version}`];
+      const lines = ['# Benchwright doctor', '', '## Extension', `VS Code ${vscode.version}`,
+        `Workspace trusted: ${api.isWorkspaceTrusted() ? 'yes' : 'no (lint only; the workspace .venv is not used)'}`];
       if (server.lastLaunch) lines.push(`Server command: ${describeLaunch(server.lastLaunch)} (python from ${server.lastLaunch.interpreter.source})`);
       if (server.lastVerdict?.probe) lines.push(`Preflight: ${JSON.stringify(server.lastVerdict.probe)}`);
       for (const p of server.lastVerdict?.problems ?? []) lines.push(`Problem: ${p.message} Fix: ${p.fix}`);
