@@ -47,6 +47,17 @@ LINT_ROUNDS = 4
 MUTANT_OPTIONS = SimOptions(metrics=())
 """Mutant models carry no coverage instrumentation: they only need the output trace."""
 
+SEED = 1
+"""Simulator seed of every mutation run. It must be fixed and non-zero: `+verilator+seed+0`
+draws a fresh seed per run, and a randomised testbench would then differ from itself."""
+
+HANG_FACTOR = 10.0
+"""A mutant run may take this many times the original's run time (plus HANG_MIN_S) before it
+counts as hung: generous, so a loaded machine never turns a slow run into a kill."""
+
+HANG_MIN_S = 10.0
+"""Smallest time limit of a mutant run, in seconds."""
+
 
 @dataclass(frozen=True)
 class MutantModel:
@@ -318,11 +329,16 @@ def run_one(built: BuiltTestbench, mutant: int, files: Mapping[str, str] | None 
     """Run the mutant model with mutant `mutant` selected (0: the original); its outcome."""
     work = Path(tempfile.mkdtemp(prefix="bw-mut-"))
     try:
-        res = built.run(files, [*plusargs, f"+{PLUSARG}={mutant}"], run_dir=work, cancel=cancel)
+        res = built.run(files, [*plusargs, f"+{PLUSARG}={mutant}"], seed=SEED, run_dir=work, cancel=cancel)
         traces = {p.name: p.read_text(errors="replace") for p in work.glob(f"{TRACE_PREFIX}*.txt")}
         return Outcome(_status(res), normalize_trace(traces), res.run_s)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def hang_limit(run_timeout_s: float, original_s: float) -> float:
+    """Time limit of one mutant run, given the original's run time."""
+    return min(run_timeout_s, HANG_MIN_S + HANG_FACTOR * original_s)
 
 
 def _status(res: SimResult) -> str:
@@ -360,7 +376,7 @@ def differential(runner: MutantRunner, model: MutantModel, run_timeout_s: float,
         return MutationReport(model.original.name, model.mutants, found=model.found, rejected=model.rejected,
                               run_s=time.monotonic() - start, prepare_s=model.prepare_s, build_s=build_s,
                               error=f"the original design does not run cleanly with this stimulus ({base.status})")
-    limit = min(run_timeout_s, max(3.0, 4 * base.seconds + 2.0))
+    limit = hang_limit(run_timeout_s, base.seconds)
     killed: dict[int, str] = {}
     wanted = set(only) if only is not None else None
     for mutant in model.mutants:

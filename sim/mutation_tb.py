@@ -19,6 +19,7 @@ from sim.human import verilogeval_copy
 from sim.mutant_rtl import PLUSARG, TRACE_PREFIX
 from sim.mutation import (
     DEFAULT_CAP,
+    SEED,
     MutantModel,
     MutationReport,
     Outcome,
@@ -109,7 +110,7 @@ def analyse_cocotb(model: MutantModel, test_module: str, files: Sequence[Path], 
         try:
             run_opts = opts if timeout_s is None else replace(opts, run_timeout_s=timeout_s)
             res = evaluate_cocotb(model.design, test_module, files, options=run_opts, trusted=True, cancel=cancel,
-                                  plusargs=[f"+{PLUSARG}={mutant}"], run_dir=work)
+                                  plusargs=[f"+{PLUSARG}={mutant}"], run_dir=work, seed=SEED)
             build_s += res.build_s
             if res.status == Status.COMPILE_ERROR:
                 return Outcome("compile_error", (), res.run_s)

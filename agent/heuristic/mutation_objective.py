@@ -26,6 +26,7 @@ from sim.mutation import (
     MutantModel,
     MutationReport,
     Outcome,
+    hang_limit,
     kill_reason,
     prepare,
     run_one,
@@ -109,7 +110,7 @@ def make_judge(h: MutantHarness, on_run: Callable[[], None] | None = None) -> Ju
 
 def _bounded_run(h: MutantHarness, base: Outcome, mutant: int, files: dict[str, str]) -> Outcome:
     """One mutant run with a timeout of a few times the original's run time."""
-    limit = min(h.built.options.run_timeout_s, max(3.0, 4 * base.seconds + 2.0))
+    limit = hang_limit(h.built.options.run_timeout_s, base.seconds)
     fast = replace(h.built, options=replace(h.built.options, run_timeout_s=limit))
     return run_one(fast, mutant, files)
 

@@ -52,12 +52,16 @@ module tb_acc;
       en = 1; a = 3;
       repeat (4) @(negedge clk);
     end
+    if ($test$plusargs("random")) repeat (20) begin
+      en = 1'($urandom); a = 4'($urandom);
+      @(negedge clk);
+    end
     repeat (2) @(negedge clk);
     $finish;
   end
 endmodule
 """
-"""Weak by default (enable never set); `+strong` accumulates."""
+"""Weak by default (enable never set); `+strong` accumulates; `+random` drives $urandom values."""
 
 
 @pytest.fixture(scope="module")
@@ -139,3 +143,15 @@ def test_analyse_sv_reports_a_generated_testbench(design, options: SimOptions, t
     assert len(report.mutants) == 4
     assert 0 < len(report.killed) <= 4
     assert report.found > 4
+
+
+def test_a_randomised_testbench_does_not_differ_from_itself(design, options: SimOptions) -> None:  # type: ignore[no-untyped-def]
+    model = prepare(design, cap=None, options=options)
+    built = build_sv_model(model, TB, options=options)
+    assert isinstance(built, BuiltTestbench)
+    first = run_one(built, 0, plusargs=["+random"])
+    assert len(first.trace) > 3
+    assert run_one(built, 0, plusargs=["+random"]).trace == first.trace
+    report = run_mutants(built, model, plusargs=["+random"])
+    assert _by(model, "`shadow` stuck at 0") not in report.killed
+    assert _by(model, "`q + a`") in report.killed
