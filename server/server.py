@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -38,6 +38,9 @@ from server.settings import (
 )
 from server.workspace_index import ModuleIndex
 from sim.types import SimResult
+
+if TYPE_CHECKING:
+    from pygls.server import ServerErrors
 
 logger = logging.getLogger(__name__)
 
@@ -109,6 +112,8 @@ class BenchwrightServer(LanguageServer):
         """(status-bar text, tooltip detail) of what the server persistently does not do."""
         self.restriction_sent = False
         """A status carrying the restriction was sent (the first one always is)."""
+        self.reporting_error = False
+        """An error report is being sent (a failing send must not report itself again)."""
 
     # -- settings -------------------------------------------------------------------
 
@@ -160,6 +165,22 @@ class BenchwrightServer(LanguageServer):
         self.window_show_message(types.ShowMessageParams(
             type=types.MessageType.Warning,
             message=f"Benchwright: invalid settings, using the defaults for them: {text}"))
+
+    def report_server_error(self, error: Exception, source: ServerErrors) -> None:
+        """Show an out-of-band error once; a report whose own send fails is only logged.
+
+        pygls reports a failed send with window/showMessage, whose send fails the same way once
+        stdout is closed (a job finishing after `exit`): without this guard the server recursed
+        through its error reports at full CPU instead of exiting.
+        """
+        if self.reporting_error:
+            logger.error("not reported to the client (sending failed): %s", error)
+            return
+        self.reporting_error = True
+        try:
+            super().report_server_error(error, source)
+        finally:
+            self.reporting_error = False
 
     # -- publishing -----------------------------------------------------------------
 

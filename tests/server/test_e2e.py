@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -228,3 +230,24 @@ async def test_watched_file_change_resimulates(session: Session) -> None:
     assert cov["status"] == "ok"
     assert any(r.register_options and "watchers" in r.register_options
                for reg in session.recorder.registrations for r in reg.registrations)
+
+
+async def test_exit_during_a_simulation_is_prompt(workspace: Path, cache_dir: Path) -> None:
+    """`exit` while a build runs: the job is killed and the process ends at once. Its progress end,
+    sent after stdout closed, once made pygls report the failed send, fail again, and loop."""
+    session, stop = await start_session(workspace, cache_dir, {"benchwright": {"lint": {"debounceMs": 0}}})
+    path = rtl(session)
+    path.write_text(path.read_text() + f"// {uuid.uuid4().hex}\n")  # a new build: still running at exit
+    uri = session.open(path)
+    session.save(uri)
+    await session.status_where(lambda s: s["state"] == "simulating")
+    await asyncio.sleep(1.0)
+    start = time.monotonic()
+    try:
+        await asyncio.wait_for(stop(), 30)
+    finally:
+        server = session.client._server
+        if server is not None and server.returncode is None:
+            server.kill()
+    assert time.monotonic() - start < 30
+    assert session.recorder.coverage == []
