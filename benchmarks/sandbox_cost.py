@@ -1,12 +1,14 @@
 """What the OS sandbox costs: sandboxed vs unsandboxed build and run, as ratios in one script.
 
-    python benchmarks/sandbox_cost.py [--designs a,b,c] [--builds 2] [--runs 40]
+    python benchmarks/sandbox_cost.py [--designs a,b,c] [--builds 2] [--runs 40] [--engine-calls 60]
 
 For each design (with an SV human test) it alternates the two modes so machine noise hits
 both alike:
   build   a cold build (empty build cache, ccache disabled), sandbox `off` vs `require`
   run     one run of the built binary (the human test: a few ms), `off` vs `require`,
           median of --runs, the way the engine's harness runs hundreds of trials
+  engine  one built-in engine episode (heuristic policy, --engine-calls simulator calls, no
+          early stop; warm build cache), the wall time a user waits for a proposal
 and prints the medians and the ratio sandboxed / unsandboxed (goal: <= 1.05 build,
 <= 1.2 run). The bare bubblewrap start-up (`bwrap ... true` vs `true`) is printed too,
 since it is the floor of the run overhead.
@@ -65,6 +67,21 @@ def timed_runs(built: BuiltTestbench, mode: SandboxMode, runs: int) -> list[floa
     return out
 
 
+def timed_episode(name: str, mode: SandboxMode, calls: int, cache: Path) -> float:
+    """Wall seconds of one heuristic episode with a fixed simulator budget under `mode`."""
+    from agent.loop import AgentConfig, run_episode
+    from agent.policy import get_policy
+
+    design = load_design(PUBLIC / name)
+    sim = SimOptions(cache_dir=cache, sandbox=mode)
+    config = AgentConfig(refinements=1, max_sim_calls=calls, early_stop=False, sim=sim)
+    policy = get_policy("heuristic", seed=0, sim_options=sim)
+    t = time.monotonic()
+    episode = run_episode(design, policy, config)
+    assert episode.best_result is not None and episode.best_result.status.value == "ok"
+    return time.monotonic() - t
+
+
 def bwrap_floor(n: int = 40) -> tuple[float, float]:
     """Median seconds of `true` and of `true` inside the same bwrap view the runs get."""
     found = probe()
@@ -85,6 +102,7 @@ def main() -> int:
     p.add_argument("--designs", default=",".join(DEFAULT))
     p.add_argument("--builds", type=int, default=2, help="cold builds per mode and design")
     p.add_argument("--runs", type=int, default=40, help="runs per mode and design")
+    p.add_argument("--engine-calls", type=int, default=60, help="simulator calls per engine episode (0: skip)")
     args = p.parse_args()
     if not probe().available:
         raise SystemExit(f"the sandbox is not available here: {probe().reason}")
@@ -104,7 +122,14 @@ def main() -> int:
             for _ in range(args.runs // 10):
                 for mode in MODES:
                     run_s[mode] += timed_runs(built, mode, 10)
-            for step, data in (("build", build_s), ("run", run_s)):
+            engine_s: dict[SandboxMode, list[float]] = {m: [] for m in MODES}
+            if args.engine_calls:
+                for mode in MODES:  # the first episode warms the build cache (ccache is off)
+                    timed_episode(name, mode, 2, work / name / "engine")
+                for mode in MODES:
+                    engine_s[mode].append(timed_episode(name, mode, args.engine_calls, work / name / "engine"))
+            steps = [("build", build_s), ("run", run_s)] + ([("engine", engine_s)] if args.engine_calls else [])
+            for step, data in steps:
                 off, boxed = statistics.median(data[MODES[0]]), statistics.median(data[MODES[1]])
                 print(f"{name:<28} {step:<6} {off:>8.4f} {boxed:>10.4f} {boxed / off:>7.3f}", flush=True)
         plain, boxed = bwrap_floor()

@@ -14,6 +14,7 @@ from sim.errors import SimError
 from sim.evaluate import SimOptions, evaluate_files
 from sim.init_cli import add_input_args, design_from_args
 from sim.report import result_json, result_text
+from sim.sandbox import SandboxMode
 from sim.suite import Design, design_from_files
 from sim.types import METRICS, SimResult
 
@@ -116,12 +117,15 @@ def _export(result: SimResult, out: Path) -> None:
     (out / "result.json").write_text(json.dumps(result_json(result), indent=1))
 
 
-def sandbox_line() -> tuple[bool, str]:
-    """(usable, one line) saying whether testbenches run inside the OS sandbox, and what to do if not."""
+def sandbox_line(mode: SandboxMode | None = None) -> tuple[bool, str]:
+    """(usable, one line) saying whether testbenches run inside the OS sandbox, and what to do if not.
+
+    `mode` None reads BENCHWRIGHT_SANDBOX (the server passes its setting's mode).
+    """
     from sim.sandbox import SandboxUnavailableError, mode_from_env, probe, status_note
 
     try:
-        mode = mode_from_env()
+        mode = mode if mode is not None else mode_from_env()
         note = status_note(mode)
     except (ValueError, SandboxUnavailableError) as exc:
         return False, f"REFUSING TO RUN: {exc}"

@@ -169,7 +169,7 @@ def status_note(mode: SandboxMode | None = None) -> str | None:
     """
     mode = mode if mode is not None else mode_from_env()
     if mode is SandboxMode.OFF:
-        return fallback_note(f"turned off ({MODE_ENV}=off)")
+        return fallback_note(f"turned off (sandbox mode `off`, from {MODE_ENV} or {SETTING})")
     found = probe()
     if found.available:
         return None
