@@ -342,6 +342,9 @@ def parse_all(sources: Sources, tool: Verilator, timeout_s: float = 120
 
 # -- inference ------------------------------------------------------------------------
 
+MAX_CACHED = 64
+"""Inferences kept in-process (the server re-resolves a design on every lint)."""
+
 _CACHE: dict[tuple[object, ...], Inferred] = {}
 _CACHE_LOCK = threading.Lock()
 
@@ -410,4 +413,6 @@ def infer(sources: Sources, top: str = "", containing: tuple[str, ...] = (), *,
     result = Inferred(design, choice, tuple(units), sources, tuple(dropped), tuple(notes))
     with _CACHE_LOCK:
         _CACHE[key] = result
+        while len(_CACHE) > MAX_CACHED:  # every save makes a new key: drop the oldest
+            del _CACHE[next(iter(_CACHE))]
     return result
