@@ -110,7 +110,8 @@ class Inferred:
         others = [c for c in self.choice.candidates if c != d.top]
         if others:
             lines.append(f"  other uninstantiated modules: {', '.join(others)}")
-        tbs = [(u.name, testbench_reason(u)) for u in self.units if testbench_reason(u)]
+        used = {c for u in self.units if testbench_reason(u) is None for c in u.children}
+        tbs = [(u.name, testbench_reason(u)) for u in self.units if testbench_reason(u) and u.name not in used]
         lines += [f"  not a candidate: {n} ({why})" for n, why in tbs]
         lines.append(f"rtl (compile order, packages first): {', '.join(rel(p) for p in d.rtl)}")
         if d.include_dirs:

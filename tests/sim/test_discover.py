@@ -137,6 +137,24 @@ def test_init_from_a_filelist_and_files(project: Path, tmp_path: Path) -> None:
     assert init_main([str(tmp_path / "empty-nothing")]) == 2
 
 
+def test_library_dirs_and_files_are_resolved_into_explicit_files(tmp_path: Path) -> None:
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "cells").mkdir()
+    (tmp_path / "top.v").write_text("module top(input clk, input rst, input [3:0] d, output [3:0] q);\n"
+                                    "  dff4 u0(.clk(clk), .rst(rst), .d(d), .q(q));\n  inv1 u1();\nendmodule\n")
+    (tmp_path / "lib" / "dff4.v").write_text("module dff4(input clk, input rst, input [3:0] d, output reg [3:0] q);\n"
+                                             "  always @(posedge clk) if (rst) q <= 4'd0; else q <= d;\nendmodule\n")
+    (tmp_path / "lib" / "unused.v").write_text("module unused(input a, output b); assign b = a; endmodule\n")
+    (tmp_path / "cells" / "prims.v").write_text("module inv1(); endmodule\nmodule nand1(); endmodule\n")
+    (tmp_path / "design.f").write_text("top.v\n-y lib\n+libext+.v\n-v cells/prims.v\n")
+    inferred = infer(gather_filelist(tmp_path / "design.f"))
+    d = inferred.design
+    # Only the library modules the top uses are listed, so the design builds without the list.
+    assert rel(d.rtl, tmp_path) == ["lib/dff4.v", "cells/prims.v", "top.v"]
+    assert (d.top, d.clocks, [(r.name, r.active_low) for r in d.resets]) == ("top", ("clk",), [("rst", False)])
+    assert not any("not a candidate: inv1" in line for line in inferred.explain())
+
+
 def test_gather_rejects_mixed_inputs(project: Path) -> None:
     with pytest.raises(DesignError, match="either -f"):
         gather([project], project / "files.f")
