@@ -263,7 +263,7 @@ def gather_filelist(path: Path, root: Path | None = None) -> Sources:
     headers = sorted({h for d in fl.include_dirs if d.is_dir() for s in hdl_scan.HDL_HEADER_SUFFIXES
                       for h in d.rglob(f"*{s}")})
     folder = root or path.resolve().parent
-    return _finish(folder, path.stem if root is None else folder.name, list(fl.files), headers,
+    return _finish(folder, folder.name, list(fl.files), headers,
                    list(fl.include_dirs), list(fl.defines), f"filelist {path.name}", notes, fl, fl.top)
 
 
