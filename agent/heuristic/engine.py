@@ -44,8 +44,15 @@ FINAL_RESERVE_S = 25.0
 OBJECTIVES: tuple[str, ...] = ("coverage", "coverage+mutation")
 """What the engine keeps stimulus for: new coverage points, or also newly killed mutants."""
 
-COVERAGE_SHARE = 0.6
-"""With the mutation objective: share of the simulator calls the coverage search gets first."""
+COVERAGE_SHARE = 0.85
+"""With the mutation objective: most of the simulator calls the coverage search gets first."""
+
+MIN_COVERAGE_SHARE = 0.3
+"""With the mutation objective: the coverage search gets at least this share before a stall ends it."""
+
+PLATEAU_TRIALS = 10
+"""With the mutation objective: trials without new coverage after which the coverage search
+has stalled and the mutant hunt takes over."""
 
 
 @dataclass(frozen=True)
@@ -146,11 +153,16 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
             strategy, None, None, 0, time.monotonic() - start, False, note)
     calls = 0
 
+    best_points, last_gain = 0, 0
+
     def run(steps: Sequence[Step]) -> SimResult:
-        nonlocal calls
+        nonlocal calls, best_points, last_gain
         calls += 1
         budget.spend(1)
-        return built.run({hx.STIM_FILE: hx.render_stim(layout, steps)})
+        res = built.run({hx.STIM_FILE: hx.render_stim(layout, steps)})
+        if covered_points(res) > best_points:
+            best_points, last_gain = covered_points(res), calls
+        return res
 
     # Keep enough time (and, when verifying, one call) for the final testbench's own build and run.
     reserve_s = FINAL_RESERVE_S + built.build_s
@@ -162,8 +174,11 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
     coverage_share = max(MIN_SHARE // 2, int(share * COVERAGE_SHARE)) if hunting else share
 
     def should_stop() -> bool:
+        # With the mutation objective, the coverage search also ends once it has stalled:
+        # the hunt for mutants then gets the rest of the share.
+        stalled = hunting and calls - last_gain >= PLATEAU_TRIALS and calls >= share * MIN_COVERAGE_SHARE
         return budget.sim_calls <= final_calls or budget.left_s() <= reserve_s \
-            or calls >= coverage_share - final_calls
+            or calls >= coverage_share - final_calls or stalled
 
     if strategy == "random":
         hints: Hints = sr.plain_hints(layout)
