@@ -92,7 +92,8 @@ async def resolve(ls: BenchwrightServer, uri: str) -> tuple[Settings, Project | 
     if path is None:
         return settings, None
     try:
-        return settings, find_project(path, ls.folder_paths(), settings)
+        # Inference may run Verilator: off the event loop.
+        return settings, await asyncio.to_thread(find_project, path, ls.folder_paths(), settings, ls.module_index)
     except (SimError, OSError) as exc:
         ls.log(f"Benchwright: {exc}", types.MessageType.Warning)
         return settings, None
@@ -319,6 +320,7 @@ def schedule_resimulation(ls: BenchwrightServer, uris: list[str]) -> None:
         path = doc_path(uri)
         if path is None or STATE_DIR in path.parts:
             continue
+        ls.module_index.update(path)  # created, changed or deleted: re-index just this file
         if path.suffix in (*HDL_SUFFIXES, ".f", ".py") or path.name == "design.toml":
             key = str(path.parent)
             pending = ls.resim_tasks.pop(key, None)

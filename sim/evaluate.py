@@ -12,6 +12,7 @@ import re
 import shutil
 import tempfile
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,9 +29,11 @@ from sim.sandbox import (
     Sandbox,
     SandboxMode,
     compiler_cache_dir,
+    probe,
     runtime_paths,
     status_note,
 )
+from sim.sandbox_session import SandboxSession
 from sim.suite import Design
 from sim.tools import Verilator, find_verilator, tool_env
 from sim.types import (
@@ -177,6 +180,18 @@ class BuiltTestbench:
     """Notes to pass on in every result."""
     argv: tuple[str, ...] = field(default_factory=tuple)
     """The build command line."""
+    _session: SandboxSession | None = field(default=None, init=False, repr=False, compare=False)
+    """The persistent sandbox that runs this binary (started on the first sandboxed run)."""
+
+    def _run_session(self, sandbox: Sandbox, limits: Limits) -> SandboxSession | None:
+        """This binary's persistent sandbox, when runs are sandboxed (None: one process per run)."""
+        if sandbox.resolved_mode() is SandboxMode.OFF or not probe().available:
+            return None
+        if self._session is None:
+            session = SandboxSession(sandbox, env=tool_env(self.tool), limits=limits)
+            weakref.finalize(self, session.close)
+            self._session = session
+        return self._session
 
     def run(self, files: Mapping[str, str] | None = None, plusargs: Sequence[str] = (), *,
             seed: int = 0, run_dir: Path | None = None, cancel: Cancel | None = None) -> SimResult:
@@ -193,18 +208,27 @@ class BuiltTestbench:
     def _run(self, files: Mapping[str, str] | None, plusargs: Sequence[str], *,
              seed: int, run_dir: Path | None, cancel: Cancel | None) -> SimResult:
         own_dir = run_dir is None
-        work = Path(tempfile.mkdtemp(prefix="bw-run-")) if run_dir is None else run_dir
+        limits = Limits(timeout_s=self.options.run_timeout_s, memory_bytes=self.options.run_memory_bytes,
+                        file_bytes=self.options.file_bytes)
+        sandbox = sandbox_for(self.design, self.tool, self.options, read=(self.build_dir,), binary=True)
+        # Throw-away run directories go through one long-lived sandbox (the engine's trials);
+        # a kept or caller-given directory gets a sandbox of its own.
+        session = self._run_session(sandbox, limits) if own_dir and not self.options.keep_runs else None
+        if session is not None:
+            work = session.new_run_dir()
+        else:
+            work = Path(tempfile.mkdtemp(prefix="bw-run-")) if run_dir is None else run_dir
         work.mkdir(parents=True, exist_ok=True)
         try:
             for name, text in (files or {}).items():
                 (work / name).write_text(text)
             log = work / "run.log"
-            limits = Limits(timeout_s=self.options.run_timeout_s, memory_bytes=self.options.run_memory_bytes,
-                            file_bytes=self.options.file_bytes)
             cmd = simulation_run(self.exe, seed=seed, plusargs=plusargs)
-            sandbox = sandbox_for(self.design, self.tool, self.options, read=(self.build_dir,), binary=True)
-            (res,) = run_commands([cmd], cwd=work, log_path=log, env=tool_env(self.tool), limits=limits, cancel=cancel,
-                                  sandbox=sandbox)
+            if session is not None:
+                res = session.run(cmd, cwd=work, log_path=log, timeout_s=limits.timeout_s, cancel=cancel)
+            else:
+                (res,) = run_commands([cmd], cwd=work, log_path=log, env=tool_env(self.tool), limits=limits,
+                                      cancel=cancel, sandbox=sandbox)
             base = SimResult(status=Status.OK, build_s=self.build_s, run_s=res.duration_s, cached=self.cached,
                              notes=self.notes, run_dir=work if not own_dir or self.options.keep_runs else None,
                              extra={"build_argv": list(self.argv), "run_argv": list(res.argv),

@@ -76,7 +76,7 @@ class RunResult:
         return self.returncode == 0 and not self.timed_out
 
 
-def _limit_setter(limits: Limits) -> Callable[[], None]:
+def limit_setter(limits: Limits) -> Callable[[], None]:
     """Return a preexec_fn that applies `limits` in the child before exec."""
 
     def apply() -> None:
@@ -153,7 +153,7 @@ def run_command(
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                preexec_fn=_limit_setter(limits),
+                preexec_fn=limit_setter(limits),
             )
         except OSError as exc:
             log.write(f"failed to start: {exc}\n".encode())
