@@ -154,6 +154,43 @@ def score_design(design: Design, cfg: MutationBenchConfig = MutationBenchConfig(
     }
 
 
+def rescore(row: dict[str, Any]) -> dict[str, Any]:
+    """A row with its possibly-equivalent set and scores recomputed from the cells' survivors.
+
+    Used when cells of one design come from separate runs over the same mutants.
+    """
+    if row.get("error"):
+        return row
+    ids = [m["id"] for m in row["mutant_list"]]
+    scored = {s: c for s, c in row["sources"].items() if c.get("score") is not None}
+    equivalent = set(ids)
+    for cell in scored.values():
+        equivalent &= set(cell.get("survived", []))
+    live = len(ids) - len(equivalent)
+    sources = dict(row["sources"])
+    for source, cell in scored.items():
+        killed = len(ids) - len(cell.get("survived", []))
+        sources[source] = {**cell, "killed": killed, "ratio": round(100.0 * killed / len(ids), 2) if ids else 0.0,
+                           "score": round(100.0 * killed / live, 2) if live else 0.0}
+    return {**row, "equivalent": sorted(equivalent), "sources": sources}
+
+
+def combine(runs: Sequence[Sequence[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Rows of several runs over the same mutants: a later run's scored cells win; rescored."""
+    rows: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        for row in run:
+            old = rows.get(row["name"])
+            if old is None or old.get("error"):
+                rows[row["name"]] = row
+                continue
+            if row.get("error") or old["mutant_list"] != row["mutant_list"]:
+                continue
+            cells = {s: c for s, c in row["sources"].items() if c.get("score") is not None}
+            rows[row["name"]] = {**old, "sources": {**old["sources"], **cells}}
+    return [rescore(rows[name]) for name in sorted(rows)]
+
+
 def _mean(values: Sequence[float]) -> float | None:
     return round(statistics.fmean(values), 2) if values else None
 

@@ -30,6 +30,7 @@ from agent.heuristic.search import SearchConfig
 from agent.mutation_bench import (
     SOURCES,
     MutationBenchConfig,
+    combine,
     markdown_table,
     score_design,
     summarize,
@@ -111,7 +112,17 @@ def main() -> int:
                    help="sources to compute (default: all); the others come from --merge")
     p.add_argument("--merge", type=Path, help="an earlier mutation.json (same --cap) to take the other sources from")
     p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("--combine", type=Path, nargs="+", help="only combine these mutation.json files (later wins per "
+                   "scored cell) into --out")
     args = p.parse_args()
+    if args.combine:
+        merged = combine([json.loads(path.read_text())["rows"] for path in args.combine])
+        totals = summarize(merged)
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "mutation.json").write_text(json.dumps({"rows": merged, "summary": totals}, indent=1))
+        (args.out / "mutation.md").write_text(markdown_table(merged, totals))
+        sys.stdout.write(json.dumps(totals, indent=1) + "\n")
+        return 0
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if args.verbose else logging.WARNING)
     cfg = MutationBenchConfig(cap=args.cap, sim_calls=args.sim_calls, wall_s=args.wall, seed=args.seed,
                               human_kinds=tuple(args.human_kinds.split(",")), sources=tuple(args.sources.split(",")))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.mutation_bench import SOURCES, markdown_table, summarize
+from agent.mutation_bench import SOURCES, combine, markdown_table, rescore, summarize
 
 
 def _row(name: str, scores: dict[str, float | None], cost: float = 1.0) -> dict[str, Any]:
@@ -41,3 +41,23 @@ def test_markdown_table_has_a_row_per_design() -> None:
     assert "| a | 10 | 1 | 80.0 | 100.0 | 60.0 | 90.0 |" in table
     assert "| c | 10 | 1 | 50.0 | 60.0 | 40.0 | - |" in table
     assert "| d | error: cannot parse |" in table
+
+
+def _full_row(survived: dict[str, list[int]]) -> dict[str, Any]:
+    return {"name": "x", "found": 4, "mutants": 4, "rejected": 0, "equivalent": [], "prepare_s": 0.0,
+            "mutant_build_s": 0.0, "wall_s": 0.0,
+            "mutant_list": [{"id": i, "kind": "operator", "line": i, "description": f"m{i}"} for i in (1, 2, 3, 4)],
+            "sources": {s: ({"score": 0.0, "survived": survived[s]} if s in survived else {"score": None})
+                        for s in SOURCES}}
+
+
+def test_combine_rescores_equivalence_across_runs() -> None:
+    first = _full_row({"heuristic": [3, 4], "random": [2, 3, 4]})
+    second = _full_row({"human": [4]})
+    (row,) = combine([[first], [second]])
+    # Only mutant 4 survives every source: possibly equivalent, out of every denominator.
+    assert row["equivalent"] == [4]
+    assert row["sources"]["heuristic"]["score"] == round(100 * 2 / 3, 2)
+    assert row["sources"]["human"]["score"] == 100.0
+    assert row["sources"]["random"]["killed"] == 1
+    assert rescore(first)["equivalent"] == [3, 4]
