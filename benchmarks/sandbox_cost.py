@@ -6,7 +6,10 @@ For each design (with an SV human test) it alternates the two modes so machine n
 both alike:
   build   a cold build (empty build cache, ccache disabled), sandbox `off` vs `require`
   run     one run of the built binary (the human test: a few ms), `off` vs `require`,
-          median of --runs, the way the engine's harness runs hundreds of trials
+          median of --runs, the way the engine's harness runs hundreds of trials (runs of
+          one binary share one long-lived sandbox: sim.sandbox_session)
+  run1    the same with a caller-given run directory, i.e. one bwrap start-up per run
+          (`sim --out`, human tests kept for inspection)
   engine  one built-in engine episode (heuristic policy, --engine-calls simulator calls, no
           early stop; warm build cache), the wall time a user waits for a proposal
 and prints the medians and the ratio sandboxed / unsandboxed (goal: <= 1.05 build,
@@ -53,17 +56,23 @@ def timed_build(name: str, mode: SandboxMode, cache: Path) -> tuple[float, Built
     return took, built
 
 
-def timed_runs(built: BuiltTestbench, mode: SandboxMode, runs: int) -> list[float]:
-    """Wall seconds of `runs` runs of the binary (coverage parse included) under `mode`."""
+def timed_runs(built: BuiltTestbench, mode: SandboxMode, runs: int, own_dir: Path | None = None) -> list[float]:
+    """Wall seconds of `runs` runs of the binary (coverage parse included) under `mode`.
+
+    With `own_dir`, each run gets a fresh directory there (no shared session).
+    """
     from dataclasses import replace
 
     built = replace(built, options=replace(built.options, sandbox=mode))
     out = []
-    for _ in range(runs):
+    for k in range(runs):
+        run_dir = None if own_dir is None else own_dir / f"{mode.value}-{k}-{time.monotonic_ns()}"
         t = time.monotonic()
-        res = built.run()
+        res = built.run(run_dir=run_dir)
         out.append(time.monotonic() - t)
         assert res.status.value == "ok", res.detail
+        if run_dir is not None:
+            shutil.rmtree(run_dir, ignore_errors=True)
     return out
 
 
@@ -119,16 +128,18 @@ def main() -> int:
                     build_s[mode].append(took)
             assert built is not None
             run_s: dict[SandboxMode, list[float]] = {m: [] for m in MODES}
+            run1_s: dict[SandboxMode, list[float]] = {m: [] for m in MODES}
             for _ in range(args.runs // 10):
                 for mode in MODES:
                     run_s[mode] += timed_runs(built, mode, 10)
+                    run1_s[mode] += timed_runs(built, mode, 10, work / name / "runs")
             engine_s: dict[SandboxMode, list[float]] = {m: [] for m in MODES}
             if args.engine_calls:
-                for mode in MODES:  # the first episode warms the build cache (ccache is off)
-                    timed_episode(name, mode, 2, work / name / "engine")
+                for mode in MODES:  # a first full episode builds the harness and replays (ccache is off)
+                    timed_episode(name, mode, args.engine_calls, work / name / "engine")
                 for mode in MODES:
                     engine_s[mode].append(timed_episode(name, mode, args.engine_calls, work / name / "engine"))
-            steps = [("build", build_s), ("run", run_s)] + ([("engine", engine_s)] if args.engine_calls else [])
+            steps = [("build", build_s), ("run", run_s), ("run1", run1_s)] + ([("engine", engine_s)] if args.engine_calls else [])
             for step, data in steps:
                 off, boxed = statistics.median(data[MODES[0]]), statistics.median(data[MODES[1]])
                 print(f"{name:<28} {step:<6} {off:>8.4f} {boxed:>10.4f} {boxed / off:>7.3f}", flush=True)
