@@ -15,9 +15,8 @@ from server.settings import Settings
 from sim.sandbox import (
     SandboxMode,
     SandboxUnavailableError,
-    mode_from_env,
+    describe,
     parse_mode,
-    probe,
     status_note,
 )
 
@@ -40,13 +39,7 @@ def sandbox_state(mode: SandboxMode | None) -> tuple[str | None, str | None]:
 
 def sandbox_line(mode: SandboxMode | None) -> str:
     """The doctor line for the sandbox under `mode` (blocking, like `sandbox_state`)."""
-    note, refusal = sandbox_state(mode)
-    if refusal is not None:
-        return f"REFUSING TO SIMULATE: {refusal}"
-    resolved = mode if mode is not None else mode_from_env()
-    if note is not None:
-        return f"OFF ({resolved.value}): {note}"
-    return f"bubblewrap namespaces ({probe().bwrap}; mode {resolved.value}): user/mount/pid/net, run dir only writable"
+    return describe(mode)[1]
 
 
 def restriction_for(trusted: bool, note: str | None, refusal: str | None) -> tuple[str, str]:

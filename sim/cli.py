@@ -14,7 +14,7 @@ from sim.errors import SimError
 from sim.evaluate import SimOptions, evaluate_files
 from sim.init_cli import add_input_args, design_from_args
 from sim.report import result_json, result_text
-from sim.sandbox import SandboxMode
+from sim.sandbox import describe as describe_sandbox
 from sim.suite import Design, design_from_files
 from sim.types import METRICS, SimResult
 
@@ -117,23 +117,6 @@ def _export(result: SimResult, out: Path) -> None:
     (out / "result.json").write_text(json.dumps(result_json(result), indent=1))
 
 
-def sandbox_line(mode: SandboxMode | None = None) -> tuple[bool, str]:
-    """(usable, one line) saying whether testbenches run inside the OS sandbox, and what to do if not.
-
-    `mode` None reads BENCHWRIGHT_SANDBOX (the server passes its setting's mode).
-    """
-    from sim.sandbox import SandboxUnavailableError, mode_from_env, probe, status_note
-
-    try:
-        mode = mode if mode is not None else mode_from_env()
-        note = status_note(mode)
-    except (ValueError, SandboxUnavailableError) as exc:
-        return False, f"REFUSING TO RUN: {exc}"
-    if note is None:
-        return True, f"bubblewrap namespaces ({probe().bwrap}; mode {mode.value}): user/mount/pid/net, run dir only writable"
-    return True, f"OFF ({mode.value}): {note}"
-
-
 def doctor_main(argv: list[str]) -> int:
     """Print tool paths and versions; exit 1 when something required is missing."""
     argparse.ArgumentParser(prog="benchwright doctor").parse_args(argv)
@@ -151,7 +134,7 @@ def doctor_main(argv: list[str]) -> int:
         ok = False
         lines.append(f"verilator    MISSING: {exc}")
     lines.append(f"ccache       {shutil.which('ccache') or 'not found (rebuilds are slower)'}")
-    sandbox_ok, sandbox_text = sandbox_line()
+    sandbox_ok, sandbox_text = describe_sandbox()
     ok = ok and sandbox_ok
     lines.append(f"sandbox      {sandbox_text}")
     for mod, extra in (("cocotb", "cocotb"), ("llama_cpp", "llama"), ("openai", "openai"),

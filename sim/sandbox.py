@@ -178,6 +178,22 @@ def status_note(mode: SandboxMode | None = None) -> str | None:
     return fallback_note(found.reason)
 
 
+def describe(mode: SandboxMode | None = None) -> tuple[bool, str]:
+    """(usable, one line for `doctor`): the sandbox in force under `mode`, the fallback and why, or the refusal.
+
+    `mode` None reads BENCHWRIGHT_SANDBOX. Blocking the first time (the probe runs bwrap once).
+    """
+    try:
+        resolved = mode if mode is not None else mode_from_env()
+        note = status_note(resolved)
+    except (SandboxModeError, SandboxUnavailableError) as exc:
+        return False, f"REFUSING TO SIMULATE: {exc}"
+    if note is None:
+        return True, (f"bubblewrap namespaces ({probe().bwrap}; mode {resolved.value}): "
+                      "user/mount/pid/net, run dir only writable")
+    return True, f"OFF ({resolved.value}): {note}"
+
+
 def _system_view(etc: Sequence[str] = ETC_ALLOWED) -> list[str]:
     """The bwrap arguments for the read-only system: /usr and friends, allow-listed /etc entries."""
     args: list[str] = []

@@ -441,7 +441,7 @@ def test_fallback_is_stated_and_require_refuses(tmp_path: Path) -> None:
     assert not list((tmp_path / "cache2").glob("builds/*/obj")), "nothing may be built when refusing"
     doctor = cli("doctor", env={**missing, "BENCHWRIGHT_SANDBOX": "require"}, cwd=tmp_path)
     assert doctor.returncode == 1
-    assert "REFUSING TO RUN" in doctor.stdout
+    assert "REFUSING TO SIMULATE" in doctor.stdout
     used = cli("doctor", env=base, cwd=tmp_path)
     assert "bubblewrap namespaces" in used.stdout, used.stdout
     bad = cli("sim", str(design), "--tb", str(tb), "--json", env={**base, "BENCHWRIGHT_SANDBOX": "maybe"},
