@@ -159,7 +159,8 @@ def markdown_table(bench: dict[str, Any], policy: str) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("| **all** | " + f"{s['sim_pass']:.1f}% | {s['cov_pass']:.1f}% | {s['avg_cov']:.2f} | "
                  + " | ".join(f"{s['metrics'][m]:.1f}" for m in metric_names) + " | | | "
-                 + f"{s['sim_calls']:.0f} | {s['wall_s']:.0f} |")
+                 + f"{s['sim_calls']:.0f} | {s['wall_s']:.0f} |"
+                 + (f" {s['avg_mutation']:.1f} |" if mutation and "avg_mutation" in s else ""))
     return "\n".join(lines) + "\n"
 
 
