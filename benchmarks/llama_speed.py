@@ -189,7 +189,7 @@ def main() -> None:
     ap.add_argument("--max-tokens", type=int, default=128, help="tokens per throughput completion")
     ap.add_argument("--round-tokens", type=int, default=64, help="tokens per agentic round")
     ap.add_argument("--repeats", type=int, default=5, help="repetitions (median reported)")
-    ap.add_argument("--round-repeats", type=int, default=2, help="repetitions of the 4-round episode")
+    ap.add_argument("--round-repeats", type=int, default=2, help="repetitions of the 4-round episode (0: skip)")
     ap.add_argument("--out", type=Path, help="also write the JSON report here")
     args = ap.parse_args()
     design = load_design(args.design)
@@ -198,7 +198,9 @@ def main() -> None:
         report = {"model": str(args.model or f"tiny qwen3 h{args.hidden} l{args.layers} Q8_0"),
                   "model_bytes": model.stat().st_size, "design": design.name,
                   "threads": args.threads, "n_ctx": args.n_ctx,
-                  "throughput": throughput(model, design, args), "rounds": rounds(model, design, args)}
+                  "throughput": throughput(model, design, args)}
+        if args.round_repeats:
+            report["rounds"] = rounds(model, design, args)
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:

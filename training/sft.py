@@ -230,7 +230,7 @@ def train_stage(base_dir: Path, data_paths: Sequence[Path], out_dir: Path, sft: 
         losses.append(float(out.loss.detach()))
         if (i + 1) % sft.grad_accum == 0:
             step += 1
-            if step % 10 == 0 or step == total_steps:
+            if step % min(10, max(1, total_steps // 10)) == 0 or step == total_steps:
                 logger.info("%s step %d/%d loss %.4f", stage, step, total_steps, sum(losses[-10:]) / len(losses[-10:]))
 
     # --- save adapter, merge, save merged (main process only)
