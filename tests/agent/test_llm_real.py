@@ -7,7 +7,6 @@ parses, and it is simulated.  Coverage is whatever a 135M model gets.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -40,10 +39,8 @@ def test_smollm2_episode_uses_its_template_and_parses(tmp_path: Path) -> None:
                         temperature=0.0, limits=PromptLimits(max_rtl_chars=3000, max_spec_chars=800))
     backend = policy.backend
     try:
-        t0 = time.monotonic()
         ep = run_episode(design, policy, AgentConfig(refinements=0, max_sim_calls=1, wall_time_s=300,
                                                      trajectory_dir=tmp_path))
-        seconds = time.monotonic() - t0
         # The GGUF's own template, rendered by llama.cpp's Jinja2 formatter (not a named fallback).
         assert backend.chat_format == "chat_template.default"
         assert "<|im_start|>" in backend.chat_template
@@ -64,6 +61,5 @@ def test_smollm2_episode_uses_its_template_and_parses(tmp_path: Path) -> None:
         assert step.observation["status"] in {s.value for s in Status}
         assert step.usage["completion_tokens"] > 0
         assert (tmp_path / "trajectory.json").is_file()
-        assert seconds < 240
     finally:
         policy.close()
