@@ -4,9 +4,12 @@ The AST decides what to mutate and where: operator nodes (`+`/`-`, `&`/`|`, `&&`
 `==`/`!=`, `<`/`<=`, `>`/`>=`), `if` and `?:` conditions (inverted), literals in
 expressions (off by one), assigned signals (stuck at 0 / 1) and case arms (dropped).
 Only elaborated, run-time code counts: parameters, ranges and selects are folded away
-or skipped, initial blocks and loop headers are left alone. `sim.verilog_expr` finds the
-source extent of each site from the AST's token position. `sim.mutant_rtl` turns the
-sites into one RTL copy where every mutant is selectable at run time.
+or skipped, initial blocks and loop headers are left alone. Verilator's tree is already
+simplified (if/else chains become `?:`) and gives an operator only its token's position, so
+`sim.verilog_expr` parses the module's statements from the source tokens to find each
+site's extent, and a site is kept only where the tree has a matching run-time node at that
+exact position. `sim.mutant_rtl` turns the sites into one RTL copy where every mutant is
+selectable at run time.
 """
 
 from __future__ import annotations
