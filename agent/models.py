@@ -229,15 +229,16 @@ def gguf_info(path: Path, name: str = "", license_: str = "") -> GGUFInfo:
     )
 
 
-def find_models(extra: Iterable[Path] = ()) -> list[tuple[str, Path, str]]:
+def find_models(extra: Iterable[Path] = (), *, assemble: bool = False) -> list[tuple[str, Path, str]]:
     """(name, path, license) of every local GGUF: installed packaged models, the models dir, `extra`.
 
-    Paths in `extra` may be files or folders (searched recursively for *.gguf).
+    Paths in `extra` may be files or folders (searched recursively for *.gguf). With
+    `assemble`, chunked packages not yet joined are joined now (a 250 MB write).
     """
     found: list[tuple[str, Path, str]] = []
     seen: set[Path] = set()
     for model in PACKAGED.values():
-        path = installed_path(model)
+        path = installed_path(model, assemble=assemble)
         if path is not None:
             found.append((model.name, path, model.license))
             seen.add(path.resolve())
@@ -283,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"benchwright models: {exc}\n")
             return 1
         return 0
-    infos = [gguf_info(path, name, lic) for name, path, lic in find_models(args.paths)]
+    infos = [gguf_info(path, name, lic) for name, path, lic in find_models(args.paths, assemble=True)]
     missing = [m for m in PACKAGED.values() if m.name not in {i.name for i in infos}]
     if args.json:
         sys.stdout.write(json.dumps({"models": [i.to_json() for i in infos],
