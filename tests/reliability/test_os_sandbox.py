@@ -27,7 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from conftest import lingering, requires_verilator
+from conftest import COUNTER_RTL, lingering, requires_verilator
 
 from sim.sandbox import SandboxMode, probe
 
@@ -135,8 +135,6 @@ def canaries(tmp_path: Path) -> Iterator[Canaries]:
 
 def counter_design(ws: Path) -> Path:
     """A design folder (design.toml + rtl) inside the workspace `ws`."""
-    from conftest import COUNTER_RTL
-
     root = ws / "counter"
     (root / "rtl").mkdir(parents=True)
     (root / "rtl" / "counter.sv").write_text(COUNTER_RTL)
