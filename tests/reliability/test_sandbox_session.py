@@ -7,12 +7,15 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import lingering, processes_matching, requires_verilator
 
 from sim.evaluate import BuiltTestbench, SimOptions, build
 from sim.sandbox import SandboxMode, probe
 from sim.sandbox_session import argv_file_text, parse_status
 from sim.suite import Design, Reset
 from sim.types import SimResult
+
+pytestmark = [pytest.mark.simulator_required, requires_verilator]
 
 RTL = """\
 module blinky (input logic clk, input logic rst_n, output logic q);
@@ -43,26 +46,12 @@ endmodule
 
 
 def live(marker: str) -> list[int]:
-    """Pids of live (non-zombie) processes whose command line contains `marker`."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker in cmd and state != "Z":
-            found.append(int(entry.name))
-    return found
+    """Pids of live processes whose command line contains `marker`."""
+    return [pid for pid, _ in processes_matching(marker)]
 
 
 def settle(marker: str, timeout_s: float = 3.0) -> list[int]:
-    deadline = time.monotonic() + timeout_s
-    while (pids := live(marker)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return pids
+    return [pid for pid, _ in lingering(marker, timeout_s)]
 
 
 @pytest.fixture
