@@ -105,7 +105,7 @@ class PolicySettings:
     backend: Backend = "heuristic"
     """Engine name."""
     model_path: str = ""
-    """GGUF file for `llama`."""
+    """GGUF file for `llama`, or an installed model's short name (`smollm2-135m`, see `benchwright models`)."""
     threads: int = 0
     """CPU threads for llama.cpp (0: automatic)."""
     context_size: int = 8192

@@ -71,7 +71,7 @@ export const SETTINGS: readonly SettingSpec[] = [
     ],
     description: 'Engine that writes testbenches. Changing it restarts the server.' },
   { key: 'policy.modelPath', type: 'string', default: '', scope: 'machine',
-    description: 'GGUF model file for the `llama` backend. Changing it restarts the server.' },
+    description: 'GGUF model file for the `llama` backend, or the short name of an installed one (`smollm2-135m`; see `benchwright models`). Changing it restarts the server.' },
   { key: 'policy.threads', type: 'number', default: 0, scope: 'machine', minimum: 0,
     description: 'CPU threads for llama.cpp; 0 picks automatically.' },
   { key: 'policy.contextSize', type: 'number', default: 8192, scope: 'window', minimum: 512,
