@@ -128,6 +128,7 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
     work.mkdir(parents=True, exist_ok=True)
     try:
         paths: list[Path] = []
+        siblings: list[Path] = []
         if isinstance(files, Mapping):
             for name, text in files.items():
                 if not trusted:
@@ -145,7 +146,8 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
             paths = list(files)
             pypath = list(dict.fromkeys(str(p.parent) for p in paths if p.suffix == ".py"))
             # Suites keep helper modules (models) in sibling folders, e.g. ../model.
-            pypath += [str(d) for d in _sibling_dirs(paths)]
+            siblings = _sibling_dirs(paths)
+            pypath += [str(d) for d in siblings]
         if trusted:
             pypath.append(str(COMPAT_DIR))
         test_env = {"PYTHONPATH": os.pathsep.join([*pypath, env["PYTHONPATH"]])}
@@ -164,7 +166,7 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
              "test_dir": str(work), "extra_env": sim_env, "log_file": str(log), "seed": seed,
              "plusargs": list(plusargs)},
             work, run_env, limits, log, cancel,
-            sandbox_for(design, tool, options, read=(bdir, *(p.parent for p in paths), *_sibling_dirs(paths)), write=(work,)))
+            sandbox_for(design, tool, options, read=(bdir, *(p.parent for p in paths), *siblings), write=(work,)))
         base = SimResult(status=Status.OK, build_s=build_s, run_s=run_s, cached=cached, log_tail=tail,
                          notes=(unsandboxed,) if unsandboxed else (),
                          extra={"tool": tool.version_text, "kind": "cocotb"})

@@ -6,6 +6,7 @@ can be called many times with different data files (the heuristic engine's harne
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -183,15 +184,21 @@ class BuiltTestbench:
     _session: SandboxSession | None = field(default=None, init=False, repr=False, compare=False)
     """The persistent sandbox that runs this binary (started on the first sandboxed run)."""
 
-    def _run_session(self, sandbox: Sandbox, limits: Limits) -> SandboxSession | None:
+    @functools.cached_property
+    def _sandbox(self) -> Sandbox:
+        """The lean sandbox every run of this binary gets (computed once: runs are the hot path)."""
+        return sandbox_for(self.design, self.tool, self.options, read=(self.build_dir,), binary=True)
+
+    def _run_session(self, limits: Limits) -> SandboxSession | None:
         """This binary's persistent sandbox, when runs are sandboxed (None: one process per run)."""
-        if sandbox.resolved_mode() is SandboxMode.OFF or not probe().available:
+        if self._session is not None:
+            return self._session
+        if self._sandbox.resolved_mode() is SandboxMode.OFF or not probe().available:
             return None
-        if self._session is None:
-            session = SandboxSession(sandbox, env=tool_env(self.tool), limits=limits)
-            weakref.finalize(self, session.close)
-            self._session = session
-        return self._session
+        session = SandboxSession(self._sandbox, env=tool_env(self.tool), limits=limits)
+        weakref.finalize(self, session.close)
+        self._session = session
+        return session
 
     def run(self, files: Mapping[str, str] | None = None, plusargs: Sequence[str] = (), *,
             seed: int = 0, run_dir: Path | None = None, cancel: Cancel | None = None) -> SimResult:
@@ -210,10 +217,9 @@ class BuiltTestbench:
         own_dir = run_dir is None
         limits = Limits(timeout_s=self.options.run_timeout_s, memory_bytes=self.options.run_memory_bytes,
                         file_bytes=self.options.file_bytes)
-        sandbox = sandbox_for(self.design, self.tool, self.options, read=(self.build_dir,), binary=True)
         # Throw-away run directories go through one long-lived sandbox (the engine's trials);
         # a kept or caller-given directory gets a sandbox of its own.
-        session = self._run_session(sandbox, limits) if own_dir and not self.options.keep_runs else None
+        session = self._run_session(limits) if own_dir and not self.options.keep_runs else None
         if session is not None:
             work = session.new_run_dir()
         else:
@@ -228,7 +234,7 @@ class BuiltTestbench:
                 res = session.run(cmd, cwd=work, log_path=log, timeout_s=limits.timeout_s, cancel=cancel)
             else:
                 (res,) = run_commands([cmd], cwd=work, log_path=log, env=tool_env(self.tool), limits=limits,
-                                      cancel=cancel, sandbox=sandbox)
+                                      cancel=cancel, sandbox=self._sandbox)
             base = SimResult(status=Status.OK, build_s=self.build_s, run_s=res.duration_s, cached=self.cached,
                              notes=self.notes, run_dir=work if not own_dir or self.options.keep_runs else None,
                              extra={"build_argv": list(self.argv), "run_argv": list(res.argv),

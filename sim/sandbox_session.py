@@ -15,6 +15,7 @@ import contextlib
 import os
 import select
 import shlex
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -173,8 +174,6 @@ class SandboxSession:
 
     def close(self) -> None:
         """End the sandbox (and every process in it) and remove the session's directories."""
-        import shutil
-
         with self._lock:
             self._stop()
         shutil.rmtree(self.root, ignore_errors=True)

@@ -27,6 +27,16 @@ interface Progress { token: string | number; value: { kind: string; title?: stri
 interface Diagnostics { uri: string; version?: number; diagnostics: Array<{ severity?: number; source?: string; message: string; range: { start: { line: number } } }> }
 
 /** Wait until `pick` returns something for a growing list. */
+/** shutdown + exit, a SIGKILL if the server is still there 3 s later, and the connection closed. */
+async function stopServer(conn: MessageConnection, child: ChildProcessWithoutNullStreams): Promise<void> {
+  try {
+    await Promise.race([conn.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 5000))]);
+    await conn.sendNotification('exit');
+  } catch { /* already gone */ }
+  setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+  conn.dispose();
+}
+
 async function waitFor<T, R>(list: T[], pick: (items: T[]) => R | undefined, ms: number, what: string): Promise<R> {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -95,12 +105,7 @@ describe('Python server over JSON-RPC', () => {
   }, 60_000);
 
   afterAll(async () => {
-    try {
-      await Promise.race([conn.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 5000))]);
-      await conn.sendNotification('exit');
-    } catch { /* already gone */ }
-    setTimeout(() => child.kill('SIGKILL'), 3000).unref();
-    conn.dispose();
+    await stopServer(conn, child);
     if (process.env.BENCHWRIGHT_CONTRACT_LOG) {
       fs.writeFileSync(process.env.BENCHWRIGHT_CONTRACT_LOG, stderr);
       fs.writeFileSync(`${process.env.BENCHWRIGHT_CONTRACT_LOG}.json`, JSON.stringify({ coverage, edits, progress, statuses, messages }, null, 1));
@@ -264,12 +269,7 @@ describe('an untrusted workspace (initializationOptions from Workspace Trust)', 
   }, 60_000);
 
   afterAll(async () => {
-    try {
-      await Promise.race([conn.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 5000))]);
-      await conn.sendNotification('exit');
-    } catch { /* already gone */ }
-    setTimeout(() => child.kill('SIGKILL'), 3000).unref();
-    conn.dispose();
+    await stopServer(conn, child);
   });
 
   it('the status carries the lint-only restriction', async () => {
