@@ -32,12 +32,14 @@ from sim.rtl_facts import (
 from sim.suite import Design
 from sim.tools import Verilator, find_verilator, tool_env
 from sim.types import Command
+from sim.write_ports import WritePort, find_write_ports, upstream_inputs
 
 __all__ = [
-    "ALL_KEY", "Condition", "DesignInterface", "Parameter", "Port", "clear_cache", "conditions_at",
+    "ALL_KEY", "Condition", "DesignInterface", "Parameter", "Port", "WritePort", "clear_cache", "conditions_at",
     "json_command", "parse_interface", "read_interface", "read_tree",
 ]
-"""Public API; Condition and Parameter live in sim.rtl_facts and are re-exported here."""
+"""Public API; Condition and Parameter live in sim.rtl_facts, WritePort in sim.write_ports,
+and are re-exported here."""
 
 ALL_KEY = "*"
 """Key of `DesignInterface.constants` holding every interesting literal of the design."""
@@ -101,6 +103,11 @@ class DesignInterface:
     """Source names of all modules in the elaborated hierarchy, top first."""
     notes: tuple[str, ...] = ()
     """Where the RTL and the hints disagree, or something could not be traced."""
+    write_ports: tuple[WritePort, ...] = ()
+    """Storage the inputs can write (tables, register files, decoded registers): what a
+    testbench must set up before driving the datapath (sim.write_ports)."""
+    upstream: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Internal signal name -> top inputs that reach it within two register stages."""
 
     def port(self, name: str) -> Port | None:
         """The port called `name`, or None."""
@@ -213,6 +220,7 @@ def parse_interface(tree: Mapping[str, Any], top: str, hints: Design | None = No
         resets=tuple((n, resets[n]) for n in net.ordered(resets)),
         constants=constants, fsm_states=collector.fsm_states(), conditions=tuple(conditions),
         modules=modules, notes=tuple(dict.fromkeys(notes)),
+        write_ports=find_write_ports(net, resets, clocks), upstream=upstream_inputs(net),
     )
 
 

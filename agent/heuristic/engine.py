@@ -25,6 +25,7 @@ from agent.heuristic.search import (
     search,
     total_points,
 )
+from agent.heuristic.spec_hints import mine_spec
 from agent.heuristic.stimulus import Hints, Layout, Step
 from agent.policy import Budget, Proposal, State
 from sim.design import DesignInterface, read_interface
@@ -184,7 +185,7 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
         hints: Hints = sr.plain_hints(layout)
         steerer = None
     else:
-        hints = sr.mine_hints(layout, iface)
+        hints = sr.mine_hints(layout, iface, mine_spec(design.spec_text(), layout.fields))
 
         def steerer(h: Hints, pts: Sequence[UncoveredPoint]) -> Hints:
             return sr.steer(h, layout, iface, pts, dut_scope=f"{hx.HARNESS_TOP}.{layout.instance}")

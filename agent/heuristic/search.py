@@ -36,8 +36,14 @@ FAIL_TIME_RE = re.compile(r"^\[(\d+)\] %(?:Error|Fatal)", re.M)
 """Simulation time (ps) in Verilator's assertion/$error/$fatal messages."""
 
 ARMS: tuple[str, ...] = ("mixed", "uniform", "hold", "handshake", "sequence", "steer", "toggle",
-                         "mutate", "splice", "rereset", "slow")
+                         "mutate", "splice", "rereset", "slow", "setup", "expr")
 """Candidate generators of the heuristic strategy."""
+
+OPTIONAL_ARMS: dict[str, Callable[[Hints], bool]] = {
+    "setup": lambda h: bool(h.writes),
+    "expr": lambda h: bool(h.combos),
+}
+"""Arms that only exist for some designs: pulled only while their hints are there."""
 
 
 @dataclass(frozen=True)
@@ -139,11 +145,18 @@ class _Bandit:
         self.untried = list(arms)
         """Arms not pulled yet: each is tried once before the weights decide."""
 
-    def pick(self, rng: random.Random) -> str:
-        """An untried arm, else a weighted random one."""
-        if self.untried:
-            return self.untried.pop(rng.randrange(len(self.untried)))
-        arms = list(self.weights)
+    def pick(self, rng: random.Random, hints: Hints | None = None) -> str:
+        """An untried arm, else a weighted random one (optional arms only when `hints` allow)."""
+        def usable(arm: str) -> bool:
+            test = OPTIONAL_ARMS.get(arm)
+            return test is None or (hints is not None and test(hints))
+
+        untried = [a for a in self.untried if usable(a)]
+        if untried:
+            arm = untried[rng.randrange(len(untried))]
+            self.untried.remove(arm)
+            return arm
+        arms = [a for a in self.weights if usable(a)]
         return rng.choices(arms, weights=[self.weights[a] for a in arms])[0]
 
     def update(self, arm: str, gained: int) -> None:
@@ -162,6 +175,12 @@ def first_segment(rng: random.Random, layout: Layout, hints: Hints, strategy: st
     walk = st.walk_segment(layout)
     mixed = st.random_segment(rng, layout, 150, hints=hints, p_palette=0.4, p_hold=0.3)
     slow = st.slow_segment(rng, layout, hints, 40)
+    if hints.writes:
+        # Tables and configuration first, so everything after them runs on written storage.
+        setup = st.setup_segment(rng, layout, hints, 0, pattern="ramp")
+        steps = st.reset_steps(layout, 3) + setup.steps + corner.steps + walk.steps + mixed.steps + slow.steps
+        return Segment("reset, write tables and registers, corner values, walking bits, mixed random, slow serial",
+                       steps)
     steps = st.reset_steps(layout, 3) + corner.steps + walk.steps + mixed.steps + slow.steps
     return Segment("reset, corner values, walking bits, mixed random, slow serial", steps)
 
@@ -193,6 +212,10 @@ def propose(rng: random.Random, arm: str, layout: Layout, hints: Hints, kept: Se
     elif arm == "splice" and len(kept) >= 2:
         a, b = rng.sample(list(kept), 2)
         seg = st.splice(rng, a, b)
+    elif arm == "setup" and hints.writes:
+        seg = st.setup_segment(rng, layout, hints, rng.choice((40, 100, 250)))
+    elif arm == "expr" and hints.combos:
+        seg = st.combo_segment(rng, layout, hints, n)
     elif arm == "rereset":
         seg = st.random_segment(rng, layout, n, label="mixed random with mid-run resets", hints=hints,
                                 p_palette=0.4, p_hold=0.3, p_reset=0.03, max_cycles=2)
@@ -275,7 +298,7 @@ def search(layout: Layout, run: Runner, *, hints: Hints, config: SearchConfig = 
             cand = st.random_segment(rng, layout, min(room, config.random_len), label="uniform random",
                                      random_resets=not config.random_reset)
         else:
-            arm = bandit.pick(rng)
+            arm = bandit.pick(rng, hints)
             cand = propose(rng, arm, layout, hints, kept, room)
         if kept_cycles + cand.cycles > config.max_cycles:
             cand = Segment(cand.label, tuple(Step(s.values, 1) for s in cand.steps))

@@ -12,7 +12,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from agent.heuristic.stimulus import Hints, Layout, is_handshake, make_palette
+from agent.heuristic.spec_hints import SpecValues
+from agent.heuristic.stimulus import Field, Hints, Layout, is_handshake, make_palette
 from sim.design import ALL_KEY, Condition, DesignInterface
 from sim.types import UncoveredPoint
 
@@ -22,16 +23,49 @@ TOGGLE_RE = re.compile(r"^(?P<name>[A-Za-z_][\w$]*)(?P<idx>(?:\[\d+\])*):[01]->[
 SEARCH_LINES = 2
 """An uncovered point also steers by conditions up to this many lines above it."""
 
+MAX_COMBOS = 64
+"""Most operand combinations (from uncovered expression points) kept in the hints."""
 
-def mine_hints(layout: Layout, iface: DesignInterface) -> Hints:
-    """Palettes (mined constants, +-1, corners), handshake fields and FSM value sequences."""
+EXPR_RE = re.compile(r"^\((?P<terms>.*)\)\s*=>\s*[01]$")
+"""An expression-coverage point comment: `(a[0]==1 && (b == 32'sh9)==0) => 1`."""
+
+OPERAND_RE = re.compile(r"^(?P<name>[A-Za-z_][\w$]*)(?:\[(?P<bit>\d+)\])?$")
+"""An expression term that is a signal or one bit of it: `en`, `en[0]`."""
+
+COMPARE_RE = re.compile(
+    r"^\((?P<name>[A-Za-z_][\w$]*)(?:\[(?P<hi>\d+)(?::(?P<lo>\d+))?\])?\s*"
+    r"(?P<op>==|!=|<=|>=|<|>)\s*(?P<const>\d+'s?[hbdo][0-9a-fA-F_]+|\d+)\)$")
+"""An expression term comparing a signal (or a slice) with a literal: `(ss[3:0] == 32'sh9)`."""
+
+IDENT_RE = re.compile(r"[A-Za-z_][\w$]*")
+"""Identifiers inside a term we cannot solve (their upstream inputs get the focus)."""
+
+
+def mine_hints(layout: Layout, iface: DesignInterface, spec: SpecValues | None = None) -> Hints:
+    """Palettes, handshake fields, FSM value sequences and the storage to set up first.
+
+    Palettes hold mined constants (+-1) and corners; values the specification names
+    (`spec`) come after the RTL's own literals.
+    """
     shared = list(iface.constants.get(ALL_KEY, ()))
-    palettes = {f.name: make_palette(f, iface.constants.get(f.name, ()), shared) for f in layout.fields}
+    own = {f.name: list(iface.constants.get(f.name, ())) for f in layout.fields}
+    if spec is not None:
+        # RTL literals first (they are compared for sure), then what the spec text names.
+        for name, values in spec.per_field.items():
+            if name in own:
+                own[name] += [v for v in values if v not in own[name]]
+        shared += [v for v in spec.shared if v not in shared]
+    palettes = {f.name: make_palette(f, own[f.name], shared) for f in layout.fields}
     sequences = tuple(tuple(v) for v in iface.fsm_states.values() if v)
+    names = {f.name for f in layout.fields}
+    writes = tuple(p for p in iface.write_ports
+                   if p.address in names | {""} and all(n in names for n, _ in p.enable)
+                   and any(d[0] in names for d in p.data))
     return Hints(
         palettes=palettes,
         handshake=tuple(f.name for f in layout.fields if is_handshake(f)),
         sequences=sequences,
+        writes=writes,
     )
 
 
@@ -62,14 +96,25 @@ def steer(hints: Hints, layout: Layout, iface: DesignInterface, holes: Iterable[
     """
     names = {f.name for f in layout.fields}
     widths = {f.name: f.width for f in layout.fields}
+    by_name = {f.name: f for f in layout.fields}
     focus: dict[str, set[int]] = {}
     toggles: list[tuple[str, int]] = []
+    combos: list[tuple[tuple[str, int, int], ...]] = []
     for hole in holes:
         if hole.kind == "toggle":
             parsed = parse_toggle(hole.comment)
             if parsed and parsed[0] in names and (not dut_scope or hole.hier in ("", dut_scope)):
                 toggles.append(parsed)
             continue
+        if hole.kind == "expr":
+            at_top = not dut_scope or hole.hier in ("", dut_scope)
+            combo, upstream = expr_wants(hole.comment, by_name if at_top else {}, iface.upstream)
+            if combo:
+                combos.append(combo)
+            for name in upstream:
+                f = by_name.get(name)
+                if f is not None and not f.reset:
+                    focus.setdefault(name, set()).update(hints.palettes.get(name, ())[:8])
         conds: tuple[Condition, ...] = ()
         for back in range(SEARCH_LINES + 1):
             conds = iface.conditions_at(hole.file, hole.line - back)
@@ -84,7 +129,88 @@ def steer(hints: Hints, layout: Layout, iface: DesignInterface, holes: Iterable[
                 for c in cond.constants:
                     got.update({c & mask, (c + 1) & mask, (c - 1) & mask})
     merged = {k: tuple(sorted(v))[:32] for k, v in focus.items()}
-    return replace(hints, focus=merged, toggles=tuple(dict.fromkeys(toggles))[:64])
+    return replace(hints, focus=merged, toggles=tuple(dict.fromkeys(toggles))[:64],
+                   combos=tuple(dict.fromkeys(combos))[:MAX_COMBOS])
+
+
+def _literal(text: str) -> int | None:
+    """Value of `9`, `4'h5`, `32'sh9`, `8'b1010` (None when not a plain literal)."""
+    m = re.match(r"^(?:\d+)?'s?(?P<base>[hbdo])(?P<digits>[0-9a-fA-F_]+)$", text)
+    if m is None:
+        return int(text) if text.isdigit() else None
+    try:
+        return int(m.group("digits").replace("_", ""), {"h": 16, "b": 2, "d": 10, "o": 8}[m.group("base")])
+    except ValueError:
+        return None
+
+
+def split_terms(comment: str) -> list[tuple[str, int]]:
+    """(operand text, wanted 0/1) of each term of an expression-coverage comment ([] if not one)."""
+    m = EXPR_RE.match(comment.strip())
+    if m is None:
+        return []
+    body, parts, depth, start = m.group("terms"), [], 0, 0
+    for i, ch in enumerate(body):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and body.startswith(" && ", i):
+            parts.append(body[start:i])
+            start = i + 4
+    parts.append(body[start:])
+    out: list[tuple[str, int]] = []
+    for part in parts:
+        operand, _, want = part.strip().rpartition("==")
+        if want.strip() not in ("0", "1") or not operand:
+            return []
+        out.append((operand.strip(), int(want.strip())))
+    return out
+
+
+def _wanted_value(op: str, const: int, true: bool, mask: int) -> int:
+    """A value `v` with `(v op const) == true`, within `mask`."""
+    if op in ("==", "!="):
+        equal = true == (op == "==")
+        return const & mask if equal else (const ^ 1) & mask
+    above = {"<": not true, "<=": not true, ">": true, ">=": true}[op]
+    strict = (op in ("<", ">")) == true
+    if above:
+        return min(mask, const + (1 if strict else 0))
+    return max(0, const - (1 if strict else 0)) & mask
+
+
+def expr_wants(comment: str, fields: dict[str, Field], upstream: dict[str, tuple[str, ...]]
+               ) -> tuple[tuple[tuple[str, int, int], ...], tuple[str, ...]]:
+    """What an uncovered expression point asks of the inputs.
+
+    Returns (combo, upstream): the (field, bit mask, value) settings its terms on input
+    fields need together, and the inputs feeding the terms on internal signals (registers
+    one or two stages upstream, wires), to aim random values at.
+    """
+    combo: list[tuple[str, int, int]] = []
+    feeders: list[str] = []
+    for operand, want in split_terms(comment):
+        bit = OPERAND_RE.match(operand)
+        cmp = COMPARE_RE.match(operand)
+        if bit is not None and bit.group("name") in fields:
+            f = fields[bit.group("name")]
+            index = int(bit.group("bit") or 0)
+            if index < f.bits:
+                combo.append((f.name, 1 << index, want << index))
+            continue
+        if cmp is not None and cmp.group("name") in fields:
+            f = fields[cmp.group("name")]
+            const = _literal(cmp.group("const"))
+            hi = int(cmp.group("hi")) if cmp.group("hi") is not None else f.bits - 1
+            lo = int(cmp.group("lo")) if cmp.group("lo") is not None else (hi if cmp.group("hi") else 0)
+            if const is not None and hi < f.bits and lo <= hi:
+                mask = (1 << (hi - lo + 1)) - 1
+                value = _wanted_value(cmp.group("op"), const, bool(want), mask)
+                combo.append((f.name, mask << lo, value << lo))
+                continue
+        for name in IDENT_RE.findall(operand):
+            if name in fields:
+                feeders.append(name)
+            feeders += upstream.get(name, ())
+    return tuple(combo), tuple(dict.fromkeys(feeders))
 
 
 ERROR_AT_RE = re.compile(r"%(?:Error|Fatal|Warning)[^:]*: ([^\s:]+):(\d+):")

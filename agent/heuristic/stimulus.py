@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from sim.write_ports import WritePort
+
 QUIET_IDLE = 0.6
 """Probability that a quiet field (one an assertion complained about) stays idle in a step."""
 
@@ -171,6 +173,10 @@ class Hints:
     """Value sequences (FSM state values, mined constants) to walk a field through."""
     quiet: tuple[str, ...] = ()
     """Fields named by a DUT assertion that fired: drawn mostly idle from then on."""
+    writes: tuple[WritePort, ...] = ()
+    """Storage the inputs can write (tables, decoded registers): set up before the datapath runs."""
+    combos: tuple[tuple[tuple[str, int, int], ...], ...] = ()
+    """Partial vectors an uncovered expression point asks for together: (field, bit mask, value)."""
 
 
 # ----------------------------------------------------------------------------- values
@@ -249,6 +255,129 @@ def draw(rng: random.Random, f: Field, palette: Sequence[int], p_palette: float)
     if f.count == 1:
         return draw_element(rng, f, palette, p_palette)
     return pack(f, [draw_element(rng, f, palette, p_palette) for _ in range(f.count)])
+
+
+WRITE_PATTERNS: tuple[str, ...] = ("ramp", "ramp-down", "ones", "checker", "walking", "reciprocal",
+                                    "palette", "random")
+"""Contents a setup phase writes into a table: structured first, random last."""
+
+
+def pattern_value(pattern: str, k: int, count: int, bits: int, rng: random.Random,
+                  palette: Sequence[int] = ()) -> int:
+    """Entry `k` of `count` under a write pattern, as a `bits`-bit value.
+
+    Ramps spread over the whole range (so a datapath comparing the entry sees small and
+    large values), `reciprocal` mimics a 1/k table, `checker` alternates 0101/1010 so every
+    bit goes both ways, `palette` cycles through the field's mined constants.
+    """
+    mask = (1 << bits) - 1
+    span = max(1, count - 1)
+    if pattern == "ramp":
+        return (k * mask // span) & mask
+    if pattern == "ramp-down":
+        return ((span - k) * mask // span) & mask
+    if pattern == "ones":
+        return mask
+    if pattern == "checker":
+        return (0x5555_5555_5555_5555_5555_5555_5555_5555 if k % 2 else 0xAAAA_AAAA_AAAA_AAAA_AAAA_AAAA_AAAA_AAAA) & mask
+    if pattern == "walking":
+        return (1 << (k % bits)) & mask
+    if pattern == "reciprocal":
+        return min(mask, (mask + 1) // (k + 1))
+    if pattern == "palette" and palette:
+        return palette[k % len(palette)] & mask
+    return rng.getrandbits(bits)
+
+
+def _set_slice(value: int, lsb: int, bits: int, part: int) -> int:
+    """`value` with bits [lsb +: bits] replaced by `part`."""
+    mask = ((1 << bits) - 1) << lsb
+    return (value & ~mask) | ((part << lsb) & mask)
+
+
+def write_steps(layout: Layout, port: WritePort, base: Sequence[int], pattern: str, rng: random.Random,
+                palettes: Mapping[str, tuple[int, ...]]) -> list[Step]:
+    """One write per listed entry of `port` (enable asserted, address set, data by `pattern`)."""
+    steps: list[Step] = []
+    cols = {f.name: i for i, f in enumerate(layout.fields)}
+    if any(name not in cols for name, _ in port.enable) or (port.address and port.address not in cols):
+        return steps
+    data = [(cols[name], lsb, bits) for name, lsb, bits in port.data if name in cols]
+    if not data:
+        return steps
+    addresses = port.addresses or (None,)
+    bits = min(port.width, max(b for _, _, b in data))
+    palette = palettes.get(port.data[0][0], ())
+    for k, address in enumerate(addresses):
+        values = list(base)
+        for name, value in port.enable:
+            values[cols[name]] = value & layout.fields[cols[name]].mask
+        if address is not None:
+            values[cols[port.address]] = address & layout.fields[cols[port.address]].mask
+        word = pattern_value(pattern, k, len(addresses), bits, rng, palette)
+        for col, lsb, width in data:
+            values[col] = _set_slice(values[col], lsb, width, word)
+        steps.append(Step(tuple(values), 1))
+    return steps
+
+
+def setup_segment(rng: random.Random, layout: Layout, hints: Hints, n_use: int, *,
+                  pattern: str | None = None, label: str = "write-then-use") -> Segment:
+    """Write every discovered table and register, then drive the datapath with them left alone.
+
+    The write phase fills each table (one `pattern` per table: ramps, corners, all-ones,
+    a reciprocal-like table, the data field's mined constants, random) and each decoded
+    register, registers last and in a shuffled order now and then (an ENABLE bit often
+    has to come after the table). The use phase is `n_use` steps of mixed random stimulus
+    with the write enables held idle, so the configuration stays as written.
+    """
+    base = _with_resets(layout, list(layout.idle), False)
+    steps: list[Step] = []
+    tables = [p for p in hints.writes if p.kind == "memory"]
+    registers = [p for p in hints.writes if p.kind != "memory"]
+    if len(registers) > 1 and rng.random() < 0.3:
+        rng.shuffle(registers)
+    chosen = pattern or rng.choice(WRITE_PATTERNS)
+    for port in tables:
+        steps += write_steps(layout, port, base, chosen, rng, hints.palettes)
+    for port in registers:
+        reg_pattern = rng.choice(("ones", "palette", "random", "ramp")) if pattern is None else pattern
+        steps += write_steps(layout, port, base, reg_pattern, rng, hints.palettes)
+    idle = {name: value for port in hints.writes for name, value in port.idle}
+    cols = [(i, idle[f.name]) for i, f in enumerate(layout.fields) if f.name in idle]
+    use = random_segment(rng, layout, n_use, hints=hints, p_palette=0.5, p_hold=0.3,
+                         max_cycles=rng.choice((1, 1, 2, 3)))
+    for step in use.steps:
+        values = list(step.values)
+        for i, value in cols:
+            if rng.random() < 0.9:
+                values[i] = value
+        steps.append(Step(tuple(values), step.cycles))
+    what = ", ".join(dict.fromkeys(p.storage for p in hints.writes))
+    return Segment(f"{label}: {what} ({chosen}), then stream", tuple(steps))
+
+
+def combo_segment(rng: random.Random, layout: Layout, hints: Hints, n: int, *,
+                  label: str = "steered to uncovered expression terms") -> Segment:
+    """Mixed random steps where most steps also force one wanted operand combination.
+
+    Each combination comes from an uncovered expression-coverage point (`a==1 && b==0`)
+    and is held 1-4 cycles, so operands registered a stage or two upstream line up too.
+    """
+    steps: list[Step] = []
+    cols = {f.name: i for i, f in enumerate(layout.fields)}
+    background = random_segment(rng, layout, n, hints=hints, p_palette=0.6, p_hold=0.4, max_cycles=1)
+    for step in background.steps:
+        values = list(step.values)
+        cycles = step.cycles
+        if hints.combos and rng.random() < 0.7:
+            for name, mask, value in rng.choice(hints.combos):
+                if name in cols:
+                    i = cols[name]
+                    values[i] = (values[i] & ~mask) | (value & mask)
+            cycles = rng.choice((1, 1, 2, 3, 4))
+        steps.append(Step(tuple(values), cycles))
+    return Segment(label, tuple(steps))
 
 
 # ----------------------------------------------------------------------------- segments
