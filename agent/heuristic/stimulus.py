@@ -272,6 +272,8 @@ def pattern_value(pattern: str, k: int, count: int, bits: int, rng: random.Rando
     """
     mask = (1 << bits) - 1
     span = max(1, count - 1)
+    if count == 1 and pattern in ("ramp", "ramp-down", "reciprocal"):
+        return mask  # a lone register: the far end of the ramp (an ENABLE bit set, a limit at its top)
     if pattern == "ramp":
         return (k * mask // span) & mask
     if pattern == "ramp-down":

@@ -1,0 +1,171 @@
+"""The built-in engine on the tune and validation halves of the public suite (issue 14).
+
+    # one bench per policy over the whole public suite, at equal budget
+    for p in heuristic random; do
+      benchwright bench ../shared/benchmarks/public --policy $p --no-early-stop --out out/$p
+    done
+    python benchmarks/engine_split.py --after out/heuristic --random out/random \\
+        [--before out/heuristic-before] [--out benchmarks/results/engine_split]
+
+Splits each bench.json by `engine_split.toml` (fixed, by design family) and reports, per
+half: Cov Pass, Avg Cov, each metric's mean, the heuristic's margin over random (points,
+and the share of what random leaves uncovered that the heuristic covers), and with
+`--before` the per-design change. Writes `<out>.md` and `<out>.json`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+SPLIT_FILE = Path(__file__).with_name("engine_split.toml")
+"""The fixed split."""
+
+HALVES: tuple[str, ...] = ("tune", "validation")
+"""Split halves, in report order."""
+
+
+def load_split(path: Path = SPLIT_FILE) -> dict[str, tuple[str, ...]]:
+    """Half -> design names; raises ValueError when a design is in both halves."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    split = {half: tuple(data[half]["designs"]) for half in HALVES}
+    both = set(split["tune"]) & set(split["validation"])
+    if both:
+        raise ValueError(f"{path}: in both halves: {', '.join(sorted(both))}")
+    return split
+
+
+def score(row: Mapping[str, Any]) -> float:
+    """A design's overall coverage as Avg Cov counts it (a failed run is 0)."""
+    return float(row["overall"]) if row.get("sim_pass") else 0.0
+
+
+def half_summary(rows: Mapping[str, Mapping[str, Any]], names: Sequence[str]) -> dict[str, Any]:
+    """Cov Pass, Avg Cov and metric means over the designs of one half present in `rows`."""
+    present = [rows[n] for n in names if n in rows]
+    metrics: dict[str, list[float]] = {}
+    for row in present:
+        for metric, value in row.get("metrics", {}).items():
+            metrics.setdefault(metric, []).append(float(value))
+    return {
+        "n": len(present),
+        "missing": [n for n in names if n not in rows],
+        "cov_pass": round(100.0 * sum(bool(r["cov_pass"]) for r in present) / len(present), 1) if present else 0.0,
+        "avg_cov": round(statistics.fmean(score(r) for r in present), 2) if present else 0.0,
+        "metrics": {m: round(statistics.fmean(v), 2) for m, v in metrics.items()},
+    }
+
+
+def margin(ours: Mapping[str, Mapping[str, Any]], base: Mapping[str, Mapping[str, Any]],
+           names: Sequence[str]) -> dict[str, float]:
+    """Heuristic minus random Avg Cov, and the share of random's uncovered remainder it covers."""
+    both = [n for n in names if n in ours and n in base]
+    if not both:
+        return {"points": 0.0, "share_of_gap": 0.0, "n": 0}
+    a = statistics.fmean(score(ours[n]) for n in both)
+    b = statistics.fmean(score(base[n]) for n in both)
+    gap = 100.0 - b
+    return {"points": round(a - b, 2), "share_of_gap": round((a - b) / gap, 3) if gap > 0 else 1.0, "n": len(both)}
+
+
+def design_changes(before: Mapping[str, Mapping[str, Any]], after: Mapping[str, Mapping[str, Any]],
+                   names: Sequence[str]) -> list[dict[str, Any]]:
+    """Per design: overall and pass before and after, and the change in points."""
+    out = []
+    for n in names:
+        if n not in before or n not in after:
+            continue
+        out.append({"name": n, "before": score(before[n]), "after": score(after[n]),
+                    "delta": round(score(after[n]) - score(before[n]), 2),
+                    "pass_before": bool(before[n]["cov_pass"]), "pass_after": bool(after[n]["cov_pass"]),
+                    "expr_before": before[n].get("metrics", {}).get("expr"),
+                    "expr_after": after[n].get("metrics", {}).get("expr")})
+    return out
+
+
+def report(split: Mapping[str, Sequence[str]], after: Mapping[str, Mapping[str, Any]],
+           random: Mapping[str, Mapping[str, Any]] | None = None,
+           before: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """Everything the markdown shows, per half and over the whole suite."""
+    whole = [n for half in HALVES for n in split[half]]
+    out: dict[str, Any] = {}
+    for half, names in (*((h, split[h]) for h in HALVES), ("all", whole)):
+        entry: dict[str, Any] = {"after": half_summary(after, names)}
+        if before is not None:
+            entry["before"] = half_summary(before, names)
+            entry["changes"] = design_changes(before, after, names)
+        if random is not None:
+            entry["random"] = half_summary(random, names)
+            entry["margin"] = margin(after, random, names)
+        out[half] = entry
+    return out
+
+
+def markdown(rep: Mapping[str, Any]) -> str:
+    """The report as markdown: a summary table per half, then per-design changes."""
+    lines = ["| half | run | n | Cov Pass | Avg Cov | line | branch | toggle | expr |", "|---|---|---|---|---|---|---|---|---|"]
+    for half, entry in rep.items():
+        for run in ("before", "after", "random"):
+            if run not in entry:
+                continue
+            s = entry[run]
+            m = s["metrics"]
+            lines.append(f"| {half} | {run} | {s['n']} | {s['cov_pass']:.1f} % | {s['avg_cov']:.2f} % | "
+                         + " | ".join(f"{m[k]:.1f}" if k in m else "-" for k in ("line", "branch", "toggle", "expr"))
+                         + " |")
+    lines.append("")
+    for half, entry in rep.items():
+        if "margin" in entry:
+            mg = entry["margin"]
+            lines.append(f"- {half}: heuristic - random = {mg['points']:+.2f} points over {mg['n']} designs, "
+                         f"{100 * mg['share_of_gap']:.0f} % of what random leaves uncovered")
+    for half in HALVES:
+        changes = rep.get(half, {}).get("changes")
+        if not changes:
+            continue
+        lines += ["", f"### {half}: per design, before -> after", "",
+                  "| design | before | after | change | pass | expr |", "|---|---|---|---|---|---|"]
+        for c in changes:
+            passed = f"{'yes' if c['pass_before'] else 'no'} -> {'yes' if c['pass_after'] else 'no'}"
+            expr = f"{c['expr_before']} -> {c['expr_after']}" if c["expr_after"] is not None else "-"
+            lines.append(f"| {c['name']} | {c['before']:.2f} | {c['after']:.2f} | {c['delta']:+.2f} | {passed} | {expr} |")
+    return "\n".join(lines) + "\n"
+
+
+def _rows(folder: Path | None) -> dict[str, dict[str, Any]] | None:
+    if folder is None:
+        return None
+    path = folder / "bench.json" if folder.is_dir() else folder
+    return {d["name"]: d for d in json.loads(path.read_text(encoding="utf-8"))["designs"]}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write the split report."""
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--after", type=Path, required=True, help="heuristic bench folder (or bench.json)")
+    p.add_argument("--random", type=Path, help="random-policy bench at the same budget")
+    p.add_argument("--before", type=Path, help="heuristic bench of the previous engine")
+    p.add_argument("--out", type=Path, help="write OUT.md and OUT.json (default: print markdown)")
+    args = p.parse_args(argv)
+    after = _rows(args.after)
+    assert after is not None
+    rep = report(load_split(), after, _rows(args.random), _rows(args.before))
+    text = markdown(rep)
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.with_suffix(".md").write_text(text, encoding="utf-8")
+    args.out.with_suffix(".json").write_text(json.dumps(rep, indent=1), encoding="utf-8")
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

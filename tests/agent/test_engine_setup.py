@@ -1,0 +1,137 @@
+"""Write-then-use phases, expression-term steering and spec literals (pure, no simulator)."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent.heuristic import search as se
+from agent.heuristic import steer as sr
+from agent.heuristic import stimulus as st
+from agent.heuristic.spec_hints import literals, mine_spec
+from agent.heuristic.stimulus import Field, Hints, Layout
+from sim.write_ports import WritePort
+
+REPO = Path(__file__).resolve().parents[2]
+
+LAYOUT = Layout(
+    top="unit", instance="dut",
+    fields=(Field("rst_n", 1, reset=True, active_low=True), Field("cfg_we", 1), Field("cfg_addr", 9),
+            Field("cfg_wdata", 16), Field("valid_in", 1), Field("r", 8)),
+)
+TABLE = WritePort("table", "memory", "unit.sv", 10, depth=4, width=16, enable=(("cfg_we", 1),),
+                  idle=(("cfg_we", 0),), address="cfg_addr", addresses=(0, 1, 2, 3), data=(("cfg_wdata", 0, 16),))
+CONTROL = WritePort("enable", "register", "unit.sv", 20, depth=1, width=1, enable=(("cfg_we", 1),),
+                    idle=(("cfg_we", 0),), address="cfg_addr", addresses=(0x100,), data=(("cfg_wdata", 0, 1),))
+
+
+def col(name: str) -> int:
+    index = LAYOUT.index(name)
+    assert index is not None
+    return index
+
+
+def test_pattern_values_span_the_range_and_flip_every_bit() -> None:
+    rng = random.Random(0)
+    ramp = [st.pattern_value("ramp", k, 4, 8, rng) for k in range(4)]
+    assert ramp[0] == 0 and ramp[-1] == 0xFF and ramp == sorted(ramp)
+    assert [st.pattern_value("ramp-down", k, 4, 8, rng) for k in range(4)] == ramp[::-1]
+    recip = [st.pattern_value("reciprocal", k, 4, 8, rng) for k in range(4)]
+    assert recip == [0xFF, 128, 85, 64]
+    checker = {st.pattern_value("checker", k, 4, 8, rng) for k in range(2)}
+    assert checker == {0x55, 0xAA}
+    assert st.pattern_value("palette", 3, 4, 8, rng, (7, 9)) == 9
+
+
+def test_setup_segment_writes_each_entry_then_streams_with_writes_idle() -> None:
+    hints = Hints(palettes={f.name: () for f in LAYOUT.fields}, writes=(TABLE, CONTROL))
+    seg = st.setup_segment(random.Random(1), LAYOUT, hints, 200, pattern="ramp")
+    writes = [s for s in seg.steps[:5]]
+    assert [s.values[col("cfg_addr")] for s in writes] == [0, 1, 2, 3, 0x100]
+    assert all(s.values[col("cfg_we")] == 1 for s in writes)
+    assert all(s.values[col("rst_n")] == 1 for s in seg.steps)  # reset held inactive throughout
+    assert [s.values[col("cfg_wdata")] for s in writes[:4]] == [0, 0x5555, 0xAAAA, 0xFFFF]
+    assert writes[4].values[col("cfg_wdata")] & 1 == 1  # the ramp's last value sets ENABLE
+    use = seg.steps[5:]
+    assert len(use) == 200
+    idle_share = sum(s.values[col("cfg_we")] == 0 for s in use) / len(use)
+    assert idle_share > 0.85  # the written configuration is left alone while streaming
+    assert "table" in seg.label and "then stream" in seg.label
+
+
+def test_search_opens_with_the_write_phase_and_offers_the_setup_arm() -> None:
+    hints = Hints(palettes={f.name: () for f in LAYOUT.fields}, writes=(TABLE,))
+    first = se.first_segment(random.Random(0), LAYOUT, hints, "heuristic", 200)
+    assert "write tables" in first.label
+    after_reset = [s for s in first.steps if s.values[col("rst_n")] == 1]
+    assert [s.values[col("cfg_addr")] for s in after_reset[1:5]] == [0, 1, 2, 3]
+    bandit = se._Bandit(se.ARMS)
+    picked = {bandit.pick(random.Random(k), Hints()) for k in range(200)}
+    assert "setup" not in picked and "expr" not in picked  # no storage, no expression holes: never pulled
+    assert "setup" in {se._Bandit(se.ARMS).pick(random.Random(k), hints) for k in range(200)}
+
+
+@pytest.mark.parametrize(("comment", "combo"), [
+    ("(enable[0]==1 && (ss[3:0] == 32'sh9)==1) => 1", (("enable", 1, 1), ("ss", 0xF, 9))),
+    ("((ss[3:0] == 32'sh9)==0) => 0", (("ss", 0xF, 8),)),
+    ("(enable[1]==0) => 0", (("enable", 2, 0),)),
+    ("((ss[7:4] == 4'h5)==1) => 1", (("ss", 0xF0, 0x50),)),
+    ("((ss < 8'h10)==1) => 1", (("ss", 0xFF, 0x0F),)),
+])
+def test_expression_points_become_operand_combinations(comment: str, combo: tuple[tuple[str, int, int], ...]) -> None:
+    fields = {"enable": Field("enable", 2), "ss": Field("ss", 8)}
+    got, upstream = sr.expr_wants(comment, fields, {})
+    assert got == combo
+    assert upstream == ()
+
+
+def test_expression_terms_on_registers_steer_their_upstream_inputs() -> None:
+    fields = {"valid_in": Field("valid_in", 1), "r": Field("r", 8)}
+    combo, upstream = sr.expr_wants("(valid_in==1 && (recip2 != 16'h0)==1) => 1", fields,
+                                    {"recip2": ("cfg_wdata", "r")})
+    assert combo == (("valid_in", 1, 1),)
+    assert upstream == ("cfg_wdata", "r")
+    assert sr.split_terms("if") == []
+
+
+def test_combo_segment_applies_wanted_terms() -> None:
+    hints = Hints(palettes={f.name: () for f in LAYOUT.fields}, combos=((("valid_in", 1, 1), ("r", 0xF0, 0xA0)),))
+    seg = st.combo_segment(random.Random(3), LAYOUT, hints, 100)
+    hits = [s for s in seg.steps if s.values[col("valid_in")] == 1 and s.values[col("r")] & 0xF0 == 0xA0]
+    assert len(hits) >= 50
+
+
+def test_spec_literals_go_to_the_fields_named_beside_them() -> None:
+    text = (REPO / "examples" / "recip_pipeline" / "spec" / "recip_pipeline.md").read_text()
+    fields = [Field("rst_n", 1, reset=True), Field("cfg_addr", 9), Field("cfg_wdata", 16), Field("valid_in", 1)]
+    spec = mine_spec(text, fields)
+    # The register-map rows name no port: their addresses are shared values.
+    assert {0x100, 0x101, 0x0FF} <= set(spec.shared)
+    # "writes CONTROL = 0x0001 (or 0x0003 ...)" names no port either; the cfg_we line names none.
+    assert literals("set prescale to 4 and mode 4'b1010, key 0xA5", decimals=True) == [4, 0b1010, 0xA5]
+    assert literals("three cycles, 16 entries", decimals=False) == []
+    named = mine_spec("write 8'hA5 to cfg_wdata, then 12 to cfg_addr", fields)
+    assert named.per_field == {"cfg_wdata": (0xA5, 12), "cfg_addr": (0xA5, 12)}
+
+
+def test_split_is_fixed_disjoint_and_covers_the_public_suite() -> None:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import engine_split
+
+    split = engine_split.load_split()
+    assert len(split["tune"]) == len(split["validation"]) == 27
+    suite = REPO.parent / "shared" / "benchmarks" / "public"
+    if suite.is_dir():
+        names = {p.name for p in suite.iterdir() if (p / "design.toml").is_file()}
+        assert set(split["tune"]) | set(split["validation"]) == names
+    rows = {"a": {"sim_pass": True, "cov_pass": True, "overall": 96.0, "metrics": {"expr": 90.0}},
+            "b": {"sim_pass": False, "cov_pass": False, "overall": 50.0, "metrics": {}}}
+    rnd = {"a": {"sim_pass": True, "cov_pass": False, "overall": 80.0, "metrics": {}},
+           "b": {"sim_pass": True, "cov_pass": False, "overall": 60.0, "metrics": {}}}
+    half = engine_split.half_summary(rows, ["a", "b", "c"])
+    assert (half["n"], half["cov_pass"], half["avg_cov"], half["missing"]) == (2, 50.0, 48.0, ["c"])
+    mg = engine_split.margin(rows, rnd, ["a", "b"])
+    assert mg == {"points": -22.0, "share_of_gap": -0.733, "n": 2}
