@@ -39,6 +39,13 @@ ARMS: tuple[str, ...] = ("mixed", "uniform", "hold", "handshake", "sequence", "s
                          "mutate", "splice", "rereset", "slow", "setup", "expr")
 """Candidate generators of the heuristic strategy."""
 
+LOUD_SHARE = 0.35
+"""Share of candidates that drive the fields an assertion blamed as freely as the others.
+
+Quieting keeps a DUT's assertions from firing, but a FIFO's `push while full` assertion
+also blames the push that fills it; a loud candidate that trips the assertion is cut just
+before the failing step, so its legal prefix (the FIFO filled to the brim) is still kept."""
+
 OPTIONAL_ARMS: dict[str, Callable[[Hints], bool]] = {
     "setup": lambda h: bool(h.writes),
     "expr": lambda h: bool(h.combos),
@@ -302,7 +309,8 @@ def search(layout: Layout, run: Runner, *, hints: Hints, config: SearchConfig = 
             cand = propose(rng, arm, layout, hints, kept, room)
         if kept_cycles + cand.cycles > config.max_cycles:
             cand = Segment(cand.label, tuple(Step(s.values, 1) for s in cand.steps))
-        cand = st.quieten(rng, layout, hints, cand)
+        if rng.random() >= LOUD_SHARE:
+            cand = st.quieten(rng, layout, hints, cand)
         prefix = () if plain else st.flatten(kept)
         result = run(prefix + cand.steps)
         if result.status == Status.RUNTIME_ERROR and not should_stop():

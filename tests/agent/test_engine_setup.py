@@ -37,7 +37,9 @@ def col(name: str) -> int:
 def test_pattern_values_span_the_range_and_flip_every_bit() -> None:
     rng = random.Random(0)
     ramp = [st.pattern_value("ramp", k, 4, 8, rng) for k in range(4)]
-    assert ramp[0] == 0 and ramp[-1] == 0xFF and ramp == sorted(ramp)
+    assert ramp[0] == 0
+    assert ramp[-1] == 0xFF
+    assert ramp == sorted(ramp)
     assert [st.pattern_value("ramp-down", k, 4, 8, rng) for k in range(4)] == ramp[::-1]
     recip = [st.pattern_value("reciprocal", k, 4, 8, rng) for k in range(4)]
     assert recip == [0xFF, 128, 85, 64]
@@ -49,7 +51,7 @@ def test_pattern_values_span_the_range_and_flip_every_bit() -> None:
 def test_setup_segment_writes_each_entry_then_streams_with_writes_idle() -> None:
     hints = Hints(palettes={f.name: () for f in LAYOUT.fields}, writes=(TABLE, CONTROL))
     seg = st.setup_segment(random.Random(1), LAYOUT, hints, 200, pattern="ramp")
-    writes = [s for s in seg.steps[:5]]
+    writes = list(seg.steps[:5])
     assert [s.values[col("cfg_addr")] for s in writes] == [0, 1, 2, 3, 0x100]
     assert all(s.values[col("cfg_we")] == 1 for s in writes)
     assert all(s.values[col("rst_n")] == 1 for s in seg.steps)  # reset held inactive throughout
@@ -59,7 +61,8 @@ def test_setup_segment_writes_each_entry_then_streams_with_writes_idle() -> None
     assert len(use) == 200
     idle_share = sum(s.values[col("cfg_we")] == 0 for s in use) / len(use)
     assert idle_share > 0.85  # the written configuration is left alone while streaming
-    assert "table" in seg.label and "then stream" in seg.label
+    assert "table" in seg.label
+    assert "then stream" in seg.label
 
 
 def test_search_opens_with_the_write_phase_and_offers_the_setup_arm() -> None:
@@ -70,7 +73,8 @@ def test_search_opens_with_the_write_phase_and_offers_the_setup_arm() -> None:
     assert [s.values[col("cfg_addr")] for s in after_reset[1:5]] == [0, 1, 2, 3]
     bandit = se._Bandit(se.ARMS)
     picked = {bandit.pick(random.Random(k), Hints()) for k in range(200)}
-    assert "setup" not in picked and "expr" not in picked  # no storage, no expression holes: never pulled
+    assert "setup" not in picked
+    assert "expr" not in picked
     assert "setup" in {se._Bandit(se.ARMS).pick(random.Random(k), hints) for k in range(200)}
 
 

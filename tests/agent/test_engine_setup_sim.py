@@ -20,7 +20,8 @@ pytestmark = pytest.mark.simulator_required
 def test_table_written_then_pipeline_streamed_reaches_95_percent() -> None:
     design = load_design(REPO / "examples" / "recip_pipeline")
     tb, rep = run_engine(design, strategy="heuristic", budget=Budget(40, time.monotonic() + 300), seed=0)
-    assert rep.final is not None and rep.final.status == Status.OK
+    assert rep.final is not None
+    assert rep.final.status == Status.OK
     assert rep.final.coverage is not None
     assert rep.reproduced
     assert rep.final.coverage.overall >= 95.0, rep.summary()
@@ -28,5 +29,6 @@ def test_table_written_then_pipeline_streamed_reaches_95_percent() -> None:
     assert "write tables and registers" in tb
     assert rep.sim_calls <= 40
     _tb, rnd = run_engine(design, strategy="random", budget=Budget(40, time.monotonic() + 300), seed=0)
-    assert rnd.final is not None and rnd.final.coverage is not None
+    assert rnd.final is not None
+    assert rnd.final.coverage is not None
     assert rep.final.coverage.overall > rnd.final.coverage.overall + 5.0, rnd.summary()
