@@ -7,8 +7,9 @@ import json
 import logging
 import shutil
 import sys
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
+from typing import Any
 
 from sim.errors import SimError
 from sim.evaluate import SimOptions, evaluate_files
@@ -33,6 +34,9 @@ def sim_parser() -> argparse.ArgumentParser:
     p.add_argument("--mutation", action="store_true",
                    help="also run every mutant of the RTL with this testbench and report the kill ratio")
     p.add_argument("--mutants", type=int, default=60, help="most mutants analysed with --mutation (default: %(default)s)")
+    p.add_argument("--dead", action="store_true",
+                   help="also list uncovered points no stimulus can reach at these parameter values "
+                        "(coverage over the rest, and waiver lines to review)")
     p.add_argument("-I", "--incdir", action="append", type=Path, default=[], help="extra include dir")
     p.add_argument("-D", "--define", action="append", default=[], help="extra define NAME[=VALUE]")
     p.add_argument("-v", "--verbose", action="store_true", help="log command lines to stderr")
@@ -89,8 +93,11 @@ def sim_main(argv: list[str]) -> int:
         return 2
     if args.out is not None:
         _export(result, args.out)
+    dead = _dead_report(design, result) if args.dead else None
     if args.json:
         payload = result_json(result)
+        if dead is not None:
+            payload["dead"] = dead
         if mutation is not None:
             from sim.mutation_report import mutation_json
 
@@ -98,11 +105,50 @@ def sim_main(argv: list[str]) -> int:
         sys.stdout.write(json.dumps(payload, indent=1) + "\n")
     else:
         sys.stdout.write(result_text(result, design.name) + "\n")
+        if dead is not None:
+            sys.stdout.write(_dead_text(dead))
         if mutation is not None:
             from sim.mutation_report import mutation_text
 
             sys.stdout.write(mutation_text(mutation) + "\n")
     return 0 if result.status.value == "ok" else 1
+
+
+def _dead_report(design: Design, result: SimResult) -> dict[str, Any]:
+    """The `--dead` section: unreachable points with reasons, coverage over the rest, waiver lines."""
+    from sim.dead_points import (
+        dead_points,
+        elaborated_facts,
+        reachable_percents,
+        waiver_lines,
+    )
+    from sim.design import read_tree
+
+    if result.coverage is None:
+        return {"points": [], "reachable": {}, "waivers": "", "note": "no coverage to classify"}
+    dead = dead_points(result.uncovered, elaborated_facts(read_tree(design)))
+    counts = {k: (v.covered, v.total) for k, v in result.coverage.metrics.items()}
+    return {
+        "points": [{**asdict(p), "reason": why} for p, why in dead.items()],
+        "reachable": reachable_percents(counts, dead),
+        "waivers": waiver_lines(dead) if dead else "",
+    }
+
+
+def _dead_text(dead: dict[str, Any]) -> str:
+    """The `--dead` section as text."""
+    points = dead["points"]
+    if not points:
+        return "\n  no uncovered line/branch/expr point is provably unreachable at these parameter values\n"
+    reach = dead["reachable"]
+    lines = ["", f"  {len(points)} uncovered points cannot be reached at these parameter values "
+             f"(overall over the rest: {reach.get('overall', 0.0):.1f}%):"]
+    lines += [f"    {Path(p['file']).name}:{p['line']} {p['kind']} {p['comment']}: {p['reason']}" for p in points[:30]]
+    if len(points) > 30:
+        lines.append(f"    ... {len(points) - 30} more (see --json)")
+    lines += ["", "  waiver lines to review (a coverage.waivers file beside design.toml):", ""]
+    lines += ["    " + ln for ln in dead["waivers"].splitlines()]
+    return "\n".join(lines) + "\n"
 
 
 def _export(result: SimResult, out: Path) -> None:

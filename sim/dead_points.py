@@ -1,0 +1,184 @@
+"""Coverage points no stimulus can reach at the design's parameter values (pure).
+
+Configurable IP carries code for every option (`if (OPT_LOWPOWER && i_reset)`,
+`FRAME_FIFO ? ... : ...`, functions only evaluated at elaboration). Verilator instruments it
+all, but its elaborated tree keeps none of what the parameters switch off. Two proofs, both
+from Verilator's `--json-only` tree:
+
+- **elaborated away**: a line, branch or expression point on a source line where the
+  elaborated design has no node at all (the whole decision or block was folded away);
+- **parameter term**: an expression point with a term that reads only a parameter
+  (`OPT_LOWPOWER==1`, `(SPI_MODE == 32'sh2)==1`) whose elaborated value contradicts it;
+- **parameter condition**: a branch point of `if (P)`/`if (!P)` or `= P ? a : b` whose
+  condition is one parameter, on the arm its value never takes.
+
+Toggle points are never classified (a bit can be tied by dataflow this does not prove).
+`dead_points` only labels points; nothing is waived here — a report shows them, and a user
+may copy them into a `coverage.waivers` file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from sim import ast_json as ast
+from sim.ast_json import Node
+from sim.types import UncoveredPoint
+
+_PARAM_IF_RE = re.compile(r"\bif\s*\(\s*(?P<neg>!?)\s*(?P<name>[A-Za-z_]\w*)\s*\)")
+"""`if (P)` / `if (!P)` on the point's source line."""
+
+_PARAM_COND_RE = re.compile(r"=\s*\(?\s*(?P<neg>!?)\s*(?P<name>[A-Za-z_]\w*)\s*\)?\s*\?")
+"""`= P ? a : b` / `= !P ? a : b` on the point's source line."""
+
+_TAKEN_WHEN_TRUE = {"if": True, "cond_then": True, "else": False, "cond_else": False}
+"""Branch point comment -> the condition value that takes it."""
+
+CLASSIFIED_KINDS = frozenset(("line", "branch", "expr"))
+"""Metrics whose points can be proven dead here."""
+
+_PARAM_TERM_RE = re.compile(
+    r"^\(?(?P<name>[A-Za-z_]\w*)\s*(?:(?P<op>==|!=|<=|>=|<|>)\s*(?P<const>\d+'s?[hbdo][0-9a-fA-F_]+|\d+))?\)?"
+    r"==(?P<want>[01])$")
+"""An expression-coverage term on one name: `P==1`, `(P == 32'sh2)==1`."""
+
+
+@dataclass(frozen=True)
+class ElaboratedFacts:
+    """What the elaborated tree says about source lines and parameters."""
+
+    live_lines: Mapping[str, frozenset[int]]
+    """Normalised file path -> lines that still hold some node after elaboration."""
+    parameters: Mapping[str, int]
+    """Parameter name -> value, over every module (names with conflicting values are left out)."""
+
+
+def _norm(path: str) -> str:
+    return os.path.normpath(path)
+
+
+def elaborated_facts(tree: Node) -> ElaboratedFacts:
+    """Live lines and integer parameter values of an elaborated `--json-only` tree."""
+    meta = tree.get("meta")
+    files = meta.get("files", {}) if isinstance(meta, Mapping) else {}
+    names = {k: str(v.get("filename", k)) for k, v in files.items() if isinstance(v, Mapping)}
+    lines: dict[str, set[int]] = {}
+    values: dict[str, set[int]] = {}
+    for node in ast.walk(tree):
+        loc = node.get("loc")
+        if isinstance(loc, str) and node.get("type") not in ("MODULE", "PACKAGE", "NETLIST", "TYPETABLE"):
+            file_id, first, _ = ast.parse_loc(loc)
+            last = re.match(r"^[^,]*,\d+:\d+,(\d+):", loc)
+            end = int(last.group(1)) if last else first
+            got = lines.setdefault(_norm(names.get(file_id, file_id)), set())
+            # A statement spanning lines makes each of them live (only short spans: a
+            # whole always block would otherwise mark its folded-away branches live).
+            got.update(range(first, end + 1) if end - first <= 2 else (first,))
+        if node.get("type") == "VAR" and node.get("isParam"):
+            const = ast.const_of(ast.first(node, "valuep"))
+            if const is not None and not const.wildcard:
+                values.setdefault(str(node.get("name", "")), set()).add(const.value)
+    return ElaboratedFacts(
+        live_lines={k: frozenset(v) for k, v in lines.items()},
+        parameters={k: next(iter(v)) for k, v in values.items() if len(v) == 1},
+    )
+
+
+def _literal(text: str) -> int | None:
+    m = re.match(r"^\d*'s?(?P<base>[hbdo])(?P<digits>[0-9a-fA-F_]+)$", text)
+    if m is None:
+        return int(text) if text.isdigit() else None
+    return int(m.group("digits").replace("_", ""), {"h": 16, "b": 2, "d": 10, "o": 8}[m.group("base")])
+
+
+def _term_contradicts(term: str, parameters: Mapping[str, int]) -> bool:
+    """Whether one `X==v` term asks a parameter for a value it does not have."""
+    m = _PARAM_TERM_RE.match(term.strip())
+    if m is None or m.group("name") not in parameters:
+        return False
+    value = parameters[m.group("name")]
+    want = m.group("want") == "1"
+    if m.group("op") is None:
+        return bool(value) != want
+    const = _literal(m.group("const"))
+    if const is None:
+        return False
+    holds = {"==": value == const, "!=": value != const, "<": value < const, "<=": value <= const,
+             ">": value > const, ">=": value >= const}[m.group("op")]
+    return holds != want
+
+
+def _terms(comment: str) -> list[str]:
+    """The `X==v` terms of an expression point comment (top-level `&&` only)."""
+    m = re.match(r"^\((?P<body>.*)\)\s*=>\s*[01]$", comment.strip())
+    if m is None:
+        return []
+    body, out, depth, start = m.group("body"), [], 0, 0
+    for i, ch in enumerate(body):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and body.startswith(" && ", i):
+            out.append(body[start:i])
+            start = i + 4
+    out.append(body[start:])
+    return out
+
+
+def why_dead(point: UncoveredPoint, facts: ElaboratedFacts) -> str:
+    """Why `point` can never be covered at these parameters ('' when that is not proven)."""
+    if point.kind not in CLASSIFIED_KINDS:
+        return ""
+    live = facts.live_lines.get(_norm(point.file))
+    if live is not None and point.line not in live:
+        return "elaborated away at these parameter values"
+    if point.kind == "branch" and point.comment in _TAKEN_WHEN_TRUE:
+        regex = _PARAM_IF_RE if point.comment in ("if", "else") else _PARAM_COND_RE
+        m = regex.search(point.source)
+        if m is not None and m.group("name") in facts.parameters:
+            value = bool(facts.parameters[m.group("name")]) != bool(m.group("neg"))
+            if value != _TAKEN_WHEN_TRUE[point.comment]:
+                return f"{m.group('neg')}{m.group('name')} is {int(value)} at these parameter values"
+    if point.kind == "expr":
+        for term in _terms(point.comment):
+            if _term_contradicts(term, facts.parameters):
+                name = term.strip().lstrip("(").split("=")[0].split()[0].rstrip(")")
+                return f"needs {term.strip()}, but {name} = {facts.parameters.get(name)}"
+    return ""
+
+
+def dead_points(points: Iterable[UncoveredPoint], facts: ElaboratedFacts) -> dict[UncoveredPoint, str]:
+    """The points proven unreachable, with the reason for each."""
+    out: dict[UncoveredPoint, str] = {}
+    for point in points:
+        reason = why_dead(point, facts)
+        if reason:
+            out[point] = reason
+    return out
+
+
+def reachable_percents(counts: Mapping[str, tuple[int, int]], dead: Iterable[UncoveredPoint]) -> dict[str, float]:
+    """Per metric and `overall`: covered / (total - dead), in percent (dead points are uncovered)."""
+    dead_by_kind: dict[str, int] = {}
+    for point in dead:
+        dead_by_kind[point.kind] = dead_by_kind.get(point.kind, 0) + 1
+    out: dict[str, float] = {}
+    for metric, (covered, total) in counts.items():
+        live = total - dead_by_kind.get(metric, 0)
+        if live > 0:
+            out[metric] = round(100.0 * covered / live, 2)
+    if out:
+        out["overall"] = round(sum(out.values()) / len(out), 2)
+    return out
+
+
+def waiver_lines(dead: Mapping[UncoveredPoint, str]) -> str:
+    """`coverage.waivers` rules for the dead points, each with its reason as a comment line."""
+    lines = ["# Points that cannot be reached at these parameter values (benchwright sim --dead)."]
+    for point, reason in sorted(dead.items(), key=lambda kv: (kv[0].file, kv[0].line, kv[0].kind)):
+        name = PurePath(point.file).name
+        lines.append(f"# {name}:{point.line} {point.kind} {point.comment}: {reason}")
+        lines.append(f"{point.kind} {name} {point.line} ^{re.escape(point.comment)}$")
+    return "\n".join(lines) + "\n"

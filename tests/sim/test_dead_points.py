@@ -1,0 +1,92 @@
+"""Points no stimulus can reach at the design's parameters: proven from Verilator's tree (needs Verilator)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sim.dead_points import dead_points, elaborated_facts, reachable_percents, waiver_lines
+from sim.design import read_tree
+from sim.evaluate import SimOptions, evaluate_sv
+from sim.suite import design_from_files
+
+pytestmark = pytest.mark.simulator_required
+
+RTL = """\
+module opt_unit #(parameter bit OPT_LOWPOWER = 1'b0, parameter int MODE = 1) (
+    input  logic clk, input logic rst, input logic v, input logic [3:0] d,
+    output logic [3:0] q, output logic w
+);
+  always_ff @(posedge clk) begin
+    if (rst)
+      q <= 4'd0;
+    else if (OPT_LOWPOWER && !v)
+      q <= 4'd0;
+    else if (v)
+      q <= d;
+  end
+  assign w = (MODE == 2) | (v & d[0]);
+endmodule
+"""
+
+TB = """\
+module tb;
+  logic clk = 0, rst = 1, v = 0; logic [3:0] d = 0; logic [3:0] q; logic w;
+  opt_unit dut (.*);
+  always #5 clk = ~clk;
+  initial begin
+    @(negedge clk) rst = 0;
+    repeat (8) begin @(negedge clk) v = ~v; d = d + 5; end
+    $finish;
+  end
+endmodule
+"""
+
+
+def test_parameter_dead_points_are_proven_and_only_they(tmp_path: Path) -> None:
+    (tmp_path / "opt_unit.sv").write_text(RTL)
+    design = design_from_files([tmp_path / "opt_unit.sv"], "opt_unit")
+    result = evaluate_sv(design, TB, tb_name="tb.sv", options=SimOptions())
+    assert result.coverage is not None
+    facts = elaborated_facts(read_tree(design))
+    assert facts.parameters["OPT_LOWPOWER"] == 0
+    assert facts.parameters["MODE"] == 1
+    dead = dead_points(result.uncovered, facts)
+    reasons = {(p.kind, p.line, p.comment): why for p, why in dead.items()}
+    # `else if (OPT_LOWPOWER && !v)` was folded away: its branch and the line under it are dead.
+    assert any(k[1] in (8, 9) and "elaborated away" in why for k, why in reasons.items())
+    # `(MODE == 2)` can never be 1 with MODE = 1.
+    assert any(kind == "expr" and line == 13 and "MODE" in why for (kind, line, _), why in reasons.items())
+    # Nothing the stimulus could still reach is called dead: no toggle, nothing on live lines 6-7 or 10-11.
+    assert all(p.kind != "toggle" for p in dead)
+    assert all(p.line not in (6, 7, 10, 11) for p in dead)
+    counts = {k: (v.covered, v.total) for k, v in result.coverage.metrics.items()}
+    reach = reachable_percents(counts, dead)
+    assert reach["overall"] >= result.coverage.overall
+    # The waiver lines, fed back, waive exactly those points.
+    waivers = tmp_path / "coverage.waivers"
+    waivers.write_text(waiver_lines(dead))
+    again = evaluate_sv(design, TB, tb_name="tb.sv", options=SimOptions(waivers=waivers))
+    assert again.coverage is not None
+    remaining = {(p.kind, p.line, p.comment) for p in again.uncovered}
+    assert not remaining & set(reasons)
+    assert again.coverage.overall == pytest.approx(reach["overall"], abs=0.01)
+
+
+def test_sim_cli_dead_flag_reports_reachable_coverage(tmp_path: Path) -> None:
+    (tmp_path / "opt_unit.sv").write_text(RTL)
+    (tmp_path / "tb.sv").write_text(TB)
+    out = subprocess.run(
+        [sys.executable, "-m", "benchwright.cli", "sim", str(tmp_path / "opt_unit.sv"), "--top", "opt_unit",
+         "--tb", str(tmp_path / "tb.sv"), "--dead", "--json"],
+        capture_output=True, text=True, timeout=300, check=False)
+    assert out.returncode == 0, out.stderr
+    payload = json.loads(out.stdout)
+    assert payload["dead"]["points"]
+    assert all(p["reason"] for p in payload["dead"]["points"])
+    assert payload["dead"]["reachable"]["overall"] >= payload["coverage"]["overall"]
+    assert "opt_unit.sv" in payload["dead"]["waivers"]
