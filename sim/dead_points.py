@@ -9,8 +9,9 @@ from Verilator's `--json-only` tree:
   elaborated design has no node at all (the whole decision or block was folded away);
 - **parameter term**: an expression point with a term that reads only a parameter
   (`OPT_LOWPOWER==1`, `(SPI_MODE == 32'sh2)==1`) whose elaborated value contradicts it;
-- **parameter condition**: a branch point of `if (P)`/`if (!P)` or `= P ? a : b` whose
-  condition is one parameter, on the arm its value never takes.
+- **parameter condition**: a branch point of `if (c)` or `= c ? a : b` whose condition
+  reads only parameters and literals (`KEEP_ENABLE && KEEP_WIDTH > 1`), on the arm its
+  value never takes.
 
 Toggle points are never classified (a bit can be tied by dataflow this does not prove).
 `dead_points` only labels points; nothing is waived here — a report shows them, and a user
@@ -29,11 +30,15 @@ from sim import ast_json as ast
 from sim.ast_json import Node
 from sim.types import UncoveredPoint
 
-_PARAM_IF_RE = re.compile(r"\bif\s*\(\s*(?P<neg>!?)\s*(?P<name>[A-Za-z_]\w*)\s*\)")
-"""`if (P)` / `if (!P)` on the point's source line."""
+_IF_RE = re.compile(r"\bif\s*\(")
+"""Start of an `if (` condition on the point's source line."""
 
-_PARAM_COND_RE = re.compile(r"=\s*\(?\s*(?P<neg>!?)\s*(?P<name>[A-Za-z_]\w*)\s*\)?\s*\?")
-"""`= P ? a : b` / `= !P ? a : b` on the point's source line."""
+_COND_RE = re.compile(r"(?<![=!<>])=(?!=)\s*(?P<cond>[^?;]+)\?")
+"""`= cond ? a : b` on the point's source line (the condition before `?`)."""
+
+_TOKEN_RE = re.compile(r"\s*(?:(?P<num>\d*'s?[hbdo][0-9a-fA-F_]+|\d+)|(?P<name>[A-Za-z_]\w*)|"
+                       r"(?P<op>&&|\|\||==|!=|<=|>=|<|>|!|\(|\)))")
+"""Tokens of a parameter-only condition."""
 
 _TAKEN_WHEN_TRUE = {"if": True, "cond_then": True, "else": False, "cond_else": False}
 """Branch point comment -> the condition value that takes it."""
@@ -127,6 +132,94 @@ def _terms(comment: str) -> list[str]:
     return out
 
 
+def _branch_condition(source: str, is_if: bool) -> str:
+    """The condition text of the `if (...)` or `= ... ?` on a source line ('' when none)."""
+    if not is_if:
+        m = _COND_RE.search(source)
+        return m.group("cond").strip() if m else ""
+    m = _IF_RE.search(source)
+    if m is None:
+        return ""
+    depth = 1
+    for i in range(m.end(), len(source)):
+        depth += {"(": 1, ")": -1}.get(source[i], 0)
+        if depth == 0:
+            return source[m.end():i].strip()
+    return ""
+
+
+def _evaluate_parameters(cond: str, parameters: Mapping[str, int]) -> int | None:
+    """Value of a condition made only of parameters, literals, `&& || !` and comparisons (None otherwise)."""
+    tokens: list[int | str] = []
+    at = 0
+    while at < len(cond):
+        m = _TOKEN_RE.match(cond, at)
+        if m is None or m.end() == at:
+            if cond[at:].strip():
+                return None
+            break
+        at = m.end()
+        if m.group("num") is not None:
+            value = _literal(m.group("num"))
+            if value is None:
+                return None
+            tokens.append(value)
+        elif m.group("name") is not None:
+            if m.group("name") not in parameters:
+                return None  # reads a signal: not a parameter-only condition
+            tokens.append(parameters[m.group("name")])
+        else:
+            tokens.append(m.group("op"))
+    parser = _Parser(tokens)
+    value = parser.parse(0)
+    return value if parser.at == len(tokens) else None
+
+
+_BINARY_LEVELS: tuple[tuple[str, ...], ...] = (("||",), ("&&",), ("==", "!="), ("<", "<=", ">", ">="))
+"""Binary operators from the loosest to the tightest binding."""
+
+
+class _Parser:
+    """Precedence climbing over parameter-condition tokens (ints and operator strings)."""
+
+    def __init__(self, tokens: list[int | str]) -> None:
+        self.tokens = tokens
+        """The tokens."""
+        self.at = 0
+        """Index of the next token."""
+
+    def parse(self, level: int) -> int | None:
+        if level == len(_BINARY_LEVELS):
+            return self.unary()
+        left = self.parse(level + 1)
+        while self.at < len(self.tokens) and self.tokens[self.at] in _BINARY_LEVELS[level]:
+            op = self.tokens[self.at]
+            self.at += 1
+            right = self.parse(level + 1)
+            if left is None or right is None:
+                return None
+            left = int({"||": bool(left) or bool(right), "&&": bool(left) and bool(right),
+                        "==": left == right, "!=": left != right, "<": left < right, "<=": left <= right,
+                        ">": left > right, ">=": left >= right}[str(op)])
+        return left
+
+    def unary(self) -> int | None:
+        if self.at >= len(self.tokens):
+            return None
+        token = self.tokens[self.at]
+        self.at += 1
+        if token == "!":
+            value = self.unary()
+            return None if value is None else int(not value)
+        if token == "(":
+            value = self.parse(0)
+            if self.at >= len(self.tokens) or self.tokens[self.at] != ")":
+                return None
+            self.at += 1
+            return value
+        return token if isinstance(token, int) else None
+
+
 def why_dead(point: UncoveredPoint, facts: ElaboratedFacts) -> str:
     """Why `point` can never be covered at these parameters ('' when that is not proven)."""
     if point.kind not in CLASSIFIED_KINDS:
@@ -135,12 +228,10 @@ def why_dead(point: UncoveredPoint, facts: ElaboratedFacts) -> str:
     if live is not None and point.line not in live:
         return "elaborated away at these parameter values"
     if point.kind == "branch" and point.comment in _TAKEN_WHEN_TRUE:
-        regex = _PARAM_IF_RE if point.comment in ("if", "else") else _PARAM_COND_RE
-        m = regex.search(point.source)
-        if m is not None and m.group("name") in facts.parameters:
-            value = bool(facts.parameters[m.group("name")]) != bool(m.group("neg"))
-            if value != _TAKEN_WHEN_TRUE[point.comment]:
-                return f"{m.group('neg')}{m.group('name')} is {int(value)} at these parameter values"
+        cond = _branch_condition(point.source, point.comment in ("if", "else"))
+        value = _evaluate_parameters(cond, facts.parameters) if cond else None
+        if value is not None and bool(value) != _TAKEN_WHEN_TRUE[point.comment]:
+            return f"{' '.join(cond.split())} is {int(bool(value))} at these parameter values"
     if point.kind == "expr":
         for term in _terms(point.comment):
             if _term_contradicts(term, facts.parameters):

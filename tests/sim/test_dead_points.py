@@ -90,3 +90,21 @@ def test_sim_cli_dead_flag_reports_reachable_coverage(tmp_path: Path) -> None:
     assert all(p["reason"] for p in payload["dead"]["points"])
     assert payload["dead"]["reachable"]["overall"] >= payload["coverage"]["overall"]
     assert "opt_unit.sv" in payload["dead"]["waivers"]
+
+
+@pytest.mark.parametrize(("source", "comment", "dead"), [
+    ("assign depth = (KEEP_ENABLE && KEEP_WIDTH > 1) ? {a, b} : a;", "cond_then", True),
+    ("assign depth = (KEEP_ENABLE && KEEP_WIDTH > 1) ? {a, b} : a;", "cond_else", False),
+    ("if (REVERSE) begin", "else", True),
+    ("if (!(REVERSE || FRAME_FIFO)) begin", "if", True),
+    ("if (REVERSE && valid) begin", "else", False),  # reads a signal: never proven
+    ("q <= REVERSE ? a : b;", "cond_else", False),  # a non-blocking assignment is not parsed
+])
+def test_parameter_only_branch_conditions(source: str, comment: str, dead: bool) -> None:
+    from sim.dead_points import ElaboratedFacts, why_dead
+    from sim.types import UncoveredPoint
+
+    facts = ElaboratedFacts(live_lines={}, parameters={"KEEP_ENABLE": 0, "KEEP_WIDTH": 1, "REVERSE": 1,
+                                                       "FRAME_FIFO": 0})
+    point = UncoveredPoint("branch", "/x/core.v", 10, comment, source)
+    assert bool(why_dead(point, facts)) == dead
