@@ -9,10 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from sim.dead_points import dead_points, elaborated_facts, reachable_percents, waiver_lines
+from sim.dead_points import (
+    ElaboratedFacts,
+    dead_points,
+    elaborated_facts,
+    reachable_percents,
+    waiver_lines,
+    why_dead,
+)
 from sim.design import read_tree
 from sim.evaluate import SimOptions, evaluate_sv
 from sim.suite import design_from_files
+from sim.types import UncoveredPoint
 
 pytestmark = pytest.mark.simulator_required
 
@@ -101,9 +109,6 @@ def test_sim_cli_dead_flag_reports_reachable_coverage(tmp_path: Path) -> None:
     ("q <= REVERSE ? a : b;", "cond_else", False),  # a non-blocking assignment is not parsed
 ])
 def test_parameter_only_branch_conditions(source: str, comment: str, dead: bool) -> None:
-    from sim.dead_points import ElaboratedFacts, why_dead
-    from sim.types import UncoveredPoint
-
     facts = ElaboratedFacts(live_lines={}, parameters={"KEEP_ENABLE": 0, "KEEP_WIDTH": 1, "REVERSE": 1,
                                                        "FRAME_FIFO": 0})
     point = UncoveredPoint("branch", "/x/core.v", 10, comment, source)
