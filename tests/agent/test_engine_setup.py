@@ -114,7 +114,6 @@ def test_spec_literals_go_to_the_fields_named_beside_them() -> None:
     spec = mine_spec(text, fields)
     # The register-map rows name no port: their addresses are shared values.
     assert {0x100, 0x101, 0x0FF} <= set(spec.shared)
-    # "writes CONTROL = 0x0001 (or 0x0003 ...)" names no port either; the cfg_we line names none.
     assert literals("set prescale to 4 and mode 4'b1010, key 0xA5", decimals=True) == [4, 0b1010, 0xA5]
     assert literals("three cycles, 16 entries", decimals=False) == []
     named = mine_spec("write 8'hA5 to cfg_wdata, then 12 to cfg_addr", fields)
