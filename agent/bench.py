@@ -73,7 +73,8 @@ def run_job(job: BenchJob) -> dict[str, Any]:
     for sample in range(job.samples):
         options = dict(job.policy_options)
         if job.policy in ("heuristic", "random", "random-guided"):
-            options.setdefault("seed", sample)
+            # Independent episodes: sample k runs with the base seed + k (`--seed` sets the base).
+            options["seed"] = int(options.get("seed", 0)) + sample
         policy = get_policy(job.policy, **options)
         out = job.out_dir / job.design.name / f"sample{sample}" if job.out_dir else None
         cfg = AgentConfig(refinements=job.refinements, max_sim_calls=job.max_sim_calls,

@@ -58,3 +58,17 @@ def test_bench_cli_on_example_suite(tmp_path: Path) -> None:
         assert row["sim_pass"]
         assert (out / policy / "bench.md").is_file()
         assert (out / policy / "bench.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.simulator_required
+def test_engine_samples_are_independent_seeds(tmp_path: Path) -> None:
+    from agent.bench import BenchJob, run_job
+    from sim.suite import load_design
+
+    design = load_design(ROOT / "examples" / "traffic_light")
+    job = BenchJob(design, "heuristic", {"seed": 5}, samples=2, refinements=0, max_sim_calls=6,
+                   out_dir=tmp_path, early_stop=False)
+    run_job(job)
+    tbs = [(tmp_path / design.name / f"sample{k}" / f"tb_{design.top}.sv").read_text() for k in range(2)]
+    # Sample k searches with seed 5 + k: the two episodes' stimulus differs.
+    assert tbs[0] != tbs[1]
