@@ -130,7 +130,7 @@ def test_split_is_fixed_disjoint_and_covers_the_public_suite() -> None:
     if suite.is_dir():
         names = {p.name for p in suite.iterdir() if (p / "design.toml").is_file()}
         assert set(split["tune"]) | set(split["validation"]) == names
-    rows = {"a": {"sim_pass": True, "cov_pass": True, "overall": 96.0, "metrics": {"expr": 90.0}},
+    rows = {"a": {"sim_pass": True, "cov_pass": True, "overall": 96.0, "metrics": {"expr": 90.0}, "target": 98.0},
             "b": {"sim_pass": False, "cov_pass": False, "overall": 50.0, "metrics": {}}}
     rnd = {"a": {"sim_pass": True, "cov_pass": False, "overall": 80.0, "metrics": {}},
            "b": {"sim_pass": True, "cov_pass": False, "overall": 60.0, "metrics": {}}}
@@ -138,3 +138,7 @@ def test_split_is_fixed_disjoint_and_covers_the_public_suite() -> None:
     assert (half["n"], half["cov_pass"], half["avg_cov"], half["missing"]) == (2, 50.0, 48.0, ["c"])
     mg = engine_split.margin(rows, rnd, ["a", "b"])
     assert mg == {"points": -22.0, "share_of_gap": -0.733, "n": 2}
+    assert engine_split.below_best(rows, [rnd], ["a", "b"]) == [{"name": "b", "after": 0.0, "best_other": 60.0}]
+    reach = engine_split.reachable_row(rows["a"], 3, {"line": 100.0, "expr": 95.0, "overall": 97.5})
+    assert (reach["dead_points"], reach["reachable_overall"], reach["reachable_pass"]) == (3, 97.5, False)
+    assert reach["reachable_metrics"] == {"line": 100.0, "expr": 95.0}
