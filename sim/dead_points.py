@@ -1,21 +1,21 @@
 """Coverage points no stimulus can reach at the design's parameter values (pure).
 
 Configurable IP carries code for every option (`if (OPT_LOWPOWER && i_reset)`,
-`FRAME_FIFO ? ... : ...`, functions only evaluated at elaboration). Verilator instruments it
-all, but its elaborated tree keeps none of what the parameters switch off. Two proofs, both
-from Verilator's `--json-only` tree:
+`FRAME_FIFO ? ... : ...`, a TID field tied off). Verilator instruments it all. Three proofs,
+from the parameter values and dataflow of Verilator's elaborated `--json-only` tree:
 
-- **elaborated away**: a line, branch or expression point on a source line where the
-  elaborated design has no node at all (the whole decision or block was folded away);
 - **parameter term**: an expression point with a term that reads only a parameter
   (`OPT_LOWPOWER==1`, `(SPI_MODE == 32'sh2)==1`) whose elaborated value contradicts it;
 - **parameter condition**: a branch point of `if (c)` or `= c ? a : b` whose condition
   reads only parameters and literals (`KEEP_ENABLE && KEEP_WIDTH > 1`), on the arm its
-  value never takes.
+  value never takes;
+- **constant bit**: a toggle point on a bit `sim.constant_bits` proves can never change
+  (zero-extended inputs, fields tied off by a parameter, variables nothing writes); a bit
+  tied to 1 still rises once from its initial 0, so only its fall is dead.
 
-Toggle points are never classified (a bit can be tied by dataflow this does not prove).
-`dead_points` only labels points; nothing is waived here — a report shows them, and a user
-may copy them into a `coverage.waivers` file.
+A folded-away line is *not* a proof: `if (OPT_LOWPOWER && i_reset)` disappears from the
+tree, yet its false outcome runs every cycle. `dead_points` only labels points; nothing is
+waived here — a report shows them, and a user may copy them into `coverage.waivers`.
 """
 
 from __future__ import annotations
@@ -24,10 +24,12 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import PurePath
 
 from sim import ast_json as ast
 from sim.ast_json import Node
+from sim.constant_bits import Known, constant_bits
 from sim.types import UncoveredPoint
 
 _IF_RE = re.compile(r"\bif\s*\(")
@@ -43,7 +45,10 @@ _TOKEN_RE = re.compile(r"\s*(?:(?P<num>\d*'s?[hbdo][0-9a-fA-F_]+|\d+)|(?P<name>[
 _TAKEN_WHEN_TRUE = {"if": True, "cond_then": True, "else": False, "cond_else": False}
 """Branch point comment -> the condition value that takes it."""
 
-CLASSIFIED_KINDS = frozenset(("line", "branch", "expr"))
+_TOGGLE_RE = re.compile(r"^(?P<name>[A-Za-z_][\w$.]*?)(?P<idx>(?:\[\d+\])*):[01]->[01]$")
+"""A toggle point comment: `sig[3]:0->1`, `gen.blk.sig:1->0`."""
+
+CLASSIFIED_KINDS = frozenset(("line", "branch", "expr", "toggle"))
 """Metrics whose points can be proven dead here."""
 
 _PARAM_TERM_RE = re.compile(
@@ -54,12 +59,12 @@ _PARAM_TERM_RE = re.compile(
 
 @dataclass(frozen=True)
 class ElaboratedFacts:
-    """What the elaborated tree says about source lines and parameters."""
+    """What the elaborated tree says about parameters and constant bits."""
 
-    live_lines: Mapping[str, frozenset[int]]
-    """Normalised file path -> lines that still hold some node after elaboration."""
     parameters: Mapping[str, int]
     """Parameter name -> value, over every module (names with conflicting values are left out)."""
+    constants: Mapping[tuple[str, int, str], Known] = dataclass_field(default_factory=dict)
+    """(normalised file, declaration line, name) -> bits that can never change."""
 
 
 def _norm(path: str) -> str:
@@ -67,29 +72,16 @@ def _norm(path: str) -> str:
 
 
 def elaborated_facts(tree: Node) -> ElaboratedFacts:
-    """Live lines and integer parameter values of an elaborated `--json-only` tree."""
-    meta = tree.get("meta")
-    files = meta.get("files", {}) if isinstance(meta, Mapping) else {}
-    names = {k: str(v.get("filename", k)) for k, v in files.items() if isinstance(v, Mapping)}
-    lines: dict[str, set[int]] = {}
+    """Integer parameter values and constant bits of an elaborated `--json-only` tree."""
     values: dict[str, set[int]] = {}
     for node in ast.walk(tree):
-        loc = node.get("loc")
-        if isinstance(loc, str) and node.get("type") not in ("MODULE", "PACKAGE", "NETLIST", "TYPETABLE"):
-            file_id, first, _ = ast.parse_loc(loc)
-            last = re.match(r"^[^,]*,\d+:\d+,(\d+):", loc)
-            end = int(last.group(1)) if last else first
-            got = lines.setdefault(_norm(names.get(file_id, file_id)), set())
-            # A statement spanning lines makes each of them live (only short spans: a
-            # whole always block would otherwise mark its folded-away branches live).
-            got.update(range(first, end + 1) if end - first <= 2 else (first,))
         if node.get("type") == "VAR" and node.get("isParam"):
             const = ast.const_of(ast.first(node, "valuep"))
             if const is not None and not const.wildcard:
                 values.setdefault(str(node.get("name", "")), set()).add(const.value)
     return ElaboratedFacts(
-        live_lines={k: frozenset(v) for k, v in lines.items()},
         parameters={k: next(iter(v)) for k, v in values.items() if len(v) == 1},
+        constants=constant_bits(tree),
     )
 
 
@@ -220,13 +212,31 @@ class _Parser:
         return token if isinstance(token, int) else None
 
 
+def _constant_toggle(point: UncoveredPoint, facts: ElaboratedFacts) -> str:
+    """Why a toggle point is on a bit that never changes ('' when not proven)."""
+    m = _TOGGLE_RE.match(point.comment.strip())
+    if m is None:
+        return ""
+    indices = re.findall(r"\d+", m.group("idx"))
+    if len(indices) > 1:
+        return ""  # an element of a multi-dimensional variable: not analysed
+    name = m.group("name").rsplit(".", 1)[-1]
+    known = facts.constants.get((_norm(point.file), point.line, name))
+    bit = int(indices[0]) if indices else 0
+    if known is None or not known.mask >> bit & 1:
+        return ""
+    value = known.value >> bit & 1
+    if value == 1 and point.comment.strip().endswith("0->1"):
+        return ""  # a bit tied to 1 still rises once, from its initial 0
+    return f"{name}[{bit}] is always {value} at these parameter values"
+
+
 def why_dead(point: UncoveredPoint, facts: ElaboratedFacts) -> str:
     """Why `point` can never be covered at these parameters ('' when that is not proven)."""
     if point.kind not in CLASSIFIED_KINDS:
         return ""
-    live = facts.live_lines.get(_norm(point.file))
-    if live is not None and point.line not in live:
-        return "elaborated away at these parameter values"
+    if point.kind == "toggle":
+        return _constant_toggle(point, facts)
     if point.kind == "branch" and point.comment in _TAKEN_WHEN_TRUE:
         cond = _branch_condition(point.source, point.comment in ("if", "else"))
         value = _evaluate_parameters(cond, facts.parameters) if cond else None
