@@ -222,7 +222,8 @@ def constant_bits(tree: Node) -> dict[tuple[str, int, str], Known]:
     """(normalised file, declaration line, name) -> bits proven constant in every copy.
 
     A module elaborated several times (different parameters) has one VAR per copy: a bit
-    counts only when it is constant, with the same value, in all of them.
+    counts only when it is constant, with the same value, in all of them. Variables with no
+    constant bit are listed too (mask 0), so a lookup by name sees every declaration.
     """
     meta = tree.get("meta")
     files = meta.get("files", {}) if isinstance(meta, Mapping) else {}
@@ -236,4 +237,4 @@ def constant_bits(tree: Node) -> dict[tuple[str, int, str], Known]:
         key = (os.path.normpath(names.get(file_id, file_id)), line, str(node.get("name", "")))
         got = known.get(var, UNKNOWN) if var not in analysis.inputs else UNKNOWN
         out[key] = got if key not in out else out[key].meet(got)
-    return {k: v for k, v in out.items() if v.mask}
+    return out

@@ -45,6 +45,9 @@ _TOKEN_RE = re.compile(r"\s*(?:(?P<num>\d*'s?[hbdo][0-9a-fA-F_]+|\d+)|(?P<name>[
 _TAKEN_WHEN_TRUE = {"if": True, "cond_then": True, "else": False, "cond_else": False}
 """Branch point comment -> the condition value that takes it."""
 
+_BIT_TERM_RE = re.compile(r"^(?P<name>[A-Za-z_]\w*)(?:\[(?P<bit>\d+)\])?==1$")
+"""An expression-coverage term asking one signal bit to be 1: `mark_frame_reg==1`, `en[2]==1`."""
+
 _TOGGLE_RE = re.compile(r"^(?P<name>[A-Za-z_][\w$.]*?)(?P<idx>(?:\[\d+\])*):[01]->[01]$")
 """A toggle point comment: `sig[3]:0->1`, `gen.blk.sig:1->0`."""
 
@@ -65,6 +68,14 @@ class ElaboratedFacts:
     """Parameter name -> value, over every module (names with conflicting values are left out)."""
     constants: Mapping[tuple[str, int, str], Known] = dataclass_field(default_factory=dict)
     """(normalised file, declaration line, name) -> bits that can never change."""
+
+    def constant_in_file(self, file: str, name: str) -> Known | None:
+        """Constant bits of `name` declared in `file` (every declaration there agreeing), or None."""
+        found: Known | None = None
+        for (path, _line, var), known in self.constants.items():
+            if var == name and path == _norm(file):
+                found = known if found is None else found.meet(known)
+        return found
 
 
 def _norm(path: str) -> str:
@@ -247,6 +258,14 @@ def why_dead(point: UncoveredPoint, facts: ElaboratedFacts) -> str:
             if _term_contradicts(term, facts.parameters):
                 name = term.strip().lstrip("(").split("=")[0].split()[0].rstrip(")")
                 return f"needs {term.strip()}, but {name} = {facts.parameters.get(name)}"
+            # A bit tied to 0 is 0 from time 0 on, so a term needing it at 1 never holds
+            # (a bit tied to 1 may still read 0 before its driver first runs: not claimed).
+            m = _BIT_TERM_RE.match(term.strip())
+            if m is not None and m.group("name") not in facts.parameters:
+                known = facts.constant_in_file(point.file, m.group("name"))
+                bit = int(m.group("bit") or 0)
+                if known is not None and known.mask >> bit & 1 and not known.value >> bit & 1:
+                    return f"needs {term.strip()}, but {m.group('name')}[{bit}] is always 0"
     return ""
 
 

@@ -27,7 +27,8 @@ pytestmark = pytest.mark.simulator_required
 RTL = """\
 module opt_unit #(parameter bit OPT_LOWPOWER = 1'b0, parameter int MODE = 1) (
     input  logic clk, input logic rst, input logic v, input logic [3:0] d,
-    output logic [3:0] q, output logic w, output logic [7:0] wide, output logic one
+    output logic [3:0] q, output logic w, output logic [7:0] wide, output logic one,
+    output logic w2
 );
   always_ff @(posedge clk) begin
     if (rst)
@@ -40,12 +41,14 @@ module opt_unit #(parameter bit OPT_LOWPOWER = 1'b0, parameter int MODE = 1) (
   assign w = (MODE == 2) | (v & d[0]);
   assign wide = {4'b0, d};
   assign one = 1'b1;
+  logic spare;  // a flag nothing drives (a half-finished feature)
+  assign w2 = v && spare;
 endmodule
 """
 
 TB = """\
 module tb;
-  logic clk = 0, rst = 1, v = 0; logic [3:0] d = 0; logic [3:0] q; logic w; logic [7:0] wide; logic one;
+  logic clk = 0, rst = 1, v = 0; logic [3:0] d = 0; logic [3:0] q; logic w; logic [7:0] wide; logic one; logic w2;
   opt_unit dut (.*);
   always #5 clk = ~clk;
   initial begin
@@ -68,9 +71,12 @@ def test_parameter_dead_points_are_proven_and_only_they(tmp_path: Path) -> None:
     dead = dead_points(result.uncovered, facts)
     reasons = {(p.kind, p.line, p.comment): why for p, why in dead.items()}
     # `else if (OPT_LOWPOWER && !v)` can never be true: the term OPT_LOWPOWER==1 is impossible.
-    assert any(kind == "expr" and line == 8 and "OPT_LOWPOWER" in why for (kind, line, _), why in reasons.items())
+    assert any(kind == "expr" and line == 9 and "OPT_LOWPOWER" in why for (kind, line, _), why in reasons.items())
     # `(MODE == 2)` can never be 1 with MODE = 1.
-    assert any(kind == "expr" and line == 13 and "MODE" in why for (kind, line, _), why in reasons.items())
+    assert any(kind == "expr" and line == 14 and "MODE" in why for (kind, line, _), why in reasons.items())
+    # `spare` is never driven: no `(... spare==1) => 1` outcome can happen.
+    assert any(kind == "expr" and line == 18 and "spare[0] is always 0" in why
+               for (kind, line, _), why in reasons.items())
     # The zero-extended upper half of `wide` never toggles; `one` rises once at start-up but never falls.
     dead_toggles = {c for (kind, _, c) in reasons if kind == "toggle"}
     assert {f"wide[{b}]:{t}" for b in range(4, 8) for t in ("0->1", "1->0")} <= dead_toggles
