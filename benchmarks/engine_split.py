@@ -243,11 +243,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--reachable", type=Path, metavar="SUITE",
                    help="re-simulate each best testbench from SUITE and also score the reachable points")
     p.add_argument("--out", type=Path, help="write OUT.md and OUT.json (default: print markdown)")
+    p.add_argument("--note", default="", help="a line saying how the benches were run (heads the markdown)")
     args = p.parse_args(argv)
     after = _rows(args.after, args.reachable)
     assert after is not None
     rep = report(load_split(), after, _rows(args.random, args.reachable), _rows(args.before, args.reachable))
-    text = markdown(rep)
+    text = (f"{args.note}\n\n" if args.note else "") + markdown(rep)
     if args.out is None:
         sys.stdout.write(text)
         return 0
