@@ -30,6 +30,7 @@ from pathlib import PurePath
 from sim import ast_json as ast
 from sim.ast_json import Node
 from sim.constant_bits import Known, constant_bits
+from sim.expr_points import literal, split_terms
 from sim.types import UncoveredPoint
 
 _IF_RE = re.compile(r"\bif\s*\(")
@@ -96,13 +97,6 @@ def elaborated_facts(tree: Node) -> ElaboratedFacts:
     )
 
 
-def _literal(text: str) -> int | None:
-    m = re.match(r"^\d*'s?(?P<base>[hbdo])(?P<digits>[0-9a-fA-F_]+)$", text)
-    if m is None:
-        return int(text) if text.isdigit() else None
-    return int(m.group("digits").replace("_", ""), {"h": 16, "b": 2, "d": 10, "o": 8}[m.group("base")])
-
-
 def _term_contradicts(term: str, parameters: Mapping[str, int]) -> bool:
     """Whether one `X==v` term asks a parameter for a value it does not have."""
     m = _PARAM_TERM_RE.match(term.strip())
@@ -112,27 +106,12 @@ def _term_contradicts(term: str, parameters: Mapping[str, int]) -> bool:
     want = m.group("want") == "1"
     if m.group("op") is None:
         return bool(value) != want
-    const = _literal(m.group("const"))
+    const = literal(m.group("const"))
     if const is None:
         return False
     holds = {"==": value == const, "!=": value != const, "<": value < const, "<=": value <= const,
              ">": value > const, ">=": value >= const}[m.group("op")]
     return holds != want
-
-
-def _terms(comment: str) -> list[str]:
-    """The `X==v` terms of an expression point comment (top-level `&&` only)."""
-    m = re.match(r"^\((?P<body>.*)\)\s*=>\s*[01]$", comment.strip())
-    if m is None:
-        return []
-    body, out, depth, start = m.group("body"), [], 0, 0
-    for i, ch in enumerate(body):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth == 0 and body.startswith(" && ", i):
-            out.append(body[start:i])
-            start = i + 4
-    out.append(body[start:])
-    return out
 
 
 def _branch_condition(source: str, is_if: bool) -> str:
@@ -163,7 +142,7 @@ def _evaluate_parameters(cond: str, parameters: Mapping[str, int]) -> int | None
             break
         at = m.end()
         if m.group("num") is not None:
-            value = _literal(m.group("num"))
+            value = literal(m.group("num"))
             if value is None:
                 return None
             tokens.append(value)
@@ -254,7 +233,8 @@ def why_dead(point: UncoveredPoint, facts: ElaboratedFacts) -> str:
         if value is not None and bool(value) != _TAKEN_WHEN_TRUE[point.comment]:
             return f"{' '.join(cond.split())} is {int(bool(value))} at these parameter values"
     if point.kind == "expr":
-        for term in _terms(point.comment):
+        for operand, want in split_terms(point.comment):
+            term = f"{operand}=={want}"
             if _term_contradicts(term, facts.parameters):
                 name = term.strip().lstrip("(").split("=")[0].split()[0].rstrip(")")
                 return f"needs {term.strip()}, but {name} = {facts.parameters.get(name)}"

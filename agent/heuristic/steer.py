@@ -15,6 +15,7 @@ from dataclasses import replace
 from agent.heuristic.spec_hints import SpecValues
 from agent.heuristic.stimulus import Field, Hints, Layout, is_handshake, make_palette
 from sim.design import ALL_KEY, Condition, DesignInterface
+from sim.expr_points import literal, split_terms
 from sim.types import UncoveredPoint
 
 TOGGLE_RE = re.compile(r"^(?P<name>[A-Za-z_][\w$]*)(?P<idx>(?:\[\d+\])*):[01]->[01]$")
@@ -25,9 +26,6 @@ SEARCH_LINES = 2
 
 MAX_COMBOS = 64
 """Most operand combinations (from uncovered expression points) kept in the hints."""
-
-EXPR_RE = re.compile(r"^\((?P<terms>.*)\)\s*=>\s*[01]$")
-"""An expression-coverage point comment: `(a[0]==1 && (b == 32'sh9)==0) => 1`."""
 
 OPERAND_RE = re.compile(r"^(?P<name>[A-Za-z_][\w$]*)(?:\[(?P<bit>\d+)\])?$")
 """An expression term that is a signal or one bit of it: `en`, `en[0]`."""
@@ -133,38 +131,6 @@ def steer(hints: Hints, layout: Layout, iface: DesignInterface, holes: Iterable[
                    combos=tuple(dict.fromkeys(combos))[:MAX_COMBOS])
 
 
-def _literal(text: str) -> int | None:
-    """Value of `9`, `4'h5`, `32'sh9`, `8'b1010` (None when not a plain literal)."""
-    m = re.match(r"^(?:\d+)?'s?(?P<base>[hbdo])(?P<digits>[0-9a-fA-F_]+)$", text)
-    if m is None:
-        return int(text) if text.isdigit() else None
-    try:
-        return int(m.group("digits").replace("_", ""), {"h": 16, "b": 2, "d": 10, "o": 8}[m.group("base")])
-    except ValueError:
-        return None
-
-
-def split_terms(comment: str) -> list[tuple[str, int]]:
-    """(operand text, wanted 0/1) of each term of an expression-coverage comment ([] if not one)."""
-    m = EXPR_RE.match(comment.strip())
-    if m is None:
-        return []
-    body, parts, depth, start = m.group("terms"), [], 0, 0
-    for i, ch in enumerate(body):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth == 0 and body.startswith(" && ", i):
-            parts.append(body[start:i])
-            start = i + 4
-    parts.append(body[start:])
-    out: list[tuple[str, int]] = []
-    for part in parts:
-        operand, _, want = part.strip().rpartition("==")
-        if want.strip() not in ("0", "1") or not operand:
-            return []
-        out.append((operand.strip(), int(want.strip())))
-    return out
-
-
 def _wanted_value(op: str, const: int, true: bool, mask: int) -> int:
     """A value `v` with `(v op const) == true`, within `mask`."""
     if op in ("==", "!="):
@@ -198,7 +164,7 @@ def expr_wants(comment: str, fields: dict[str, Field], upstream: dict[str, tuple
             continue
         if cmp is not None and cmp.group("name") in fields:
             f = fields[cmp.group("name")]
-            const = _literal(cmp.group("const"))
+            const = literal(cmp.group("const"))
             hi = int(cmp.group("hi")) if cmp.group("hi") is not None else f.bits - 1
             lo = int(cmp.group("lo")) if cmp.group("lo") is not None else (hi if cmp.group("hi") else 0)
             if const is not None and hi < f.bits and lo <= hi:

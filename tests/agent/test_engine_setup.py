@@ -13,6 +13,7 @@ from agent.heuristic import steer as sr
 from agent.heuristic import stimulus as st
 from agent.heuristic.spec_hints import literals, mine_spec
 from agent.heuristic.stimulus import Field, Hints, Layout
+from sim.expr_points import split_terms
 from sim.write_ports import WritePort
 
 REPO = Path(__file__).resolve().parents[2]
@@ -98,7 +99,7 @@ def test_expression_terms_on_registers_steer_their_upstream_inputs() -> None:
                                     {"recip2": ("cfg_wdata", "r")})
     assert combo == (("valid_in", 1, 1),)
     assert upstream == ("cfg_wdata", "r")
-    assert sr.split_terms("if") == []
+    assert split_terms("if") == []
 
 
 def test_combo_segment_applies_wanted_terms() -> None:
