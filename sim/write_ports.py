@@ -84,6 +84,9 @@ class WritePort:
     """Full values of `address` to write, one per entry (spread when the array is large)."""
     data: tuple[tuple[str, int, int], ...] = ()
     """(input, lsb, bits) slices of inputs the stored value comes from."""
+    hold: int = 1
+    """Cycles each write is held (2 when the guards also read internal state, such as a
+    handshake that re-arms every other cycle)."""
 
 
 # ----------------------------------------------------------------------------- walking
@@ -117,6 +120,46 @@ def _assigns_in(stmts: Sequence[Node], path: tuple[PathTerm, ...]) -> Iterator[C
             for item in ast.kids(stmt, "itemsp"):
                 conds = tuple(ast.kids(item, "condsp"))
                 yield from _assigns_in(ast.kids(item, "stmtsp"), (*path, PathTerm(subject, True, conds)))
+        elif kind == "LOOP":
+            # A `for` over byte lanes (`if (wstrb[i]) mem[a][8*i +: 8] <= ...`): the body's guards apply.
+            yield from _assigns_in(ast.kids(stmt, "stmtsp"), path)
+
+
+def comb_assigns(net: Netlist) -> Iterator[ClockedAssign]:
+    """Every assignment inside a combinational always block, with its guards."""
+    for module in net.module_order:
+        for node in ast.walk(module):
+            if node.get("type") == "ALWAYS" and not edge_items(node):
+                yield from _assigns_in(ast.kids(node, "stmtsp"), ())
+
+
+@dataclass(frozen=True)
+class Drivers:
+    """Combinational drivers the solver looks through."""
+
+    wires: Mapping[str, Node]
+    """VAR addr -> the expression a continuous assign gives it."""
+    set_when: Mapping[str, tuple[PathTerm, ...]]
+    """1-bit VAR addr -> the guards under which a combinational block sets it to 1
+    (`mem_wr_en = 1'b0; if (awvalid && wvalid && ...) mem_wr_en = 1'b1;`)."""
+
+
+def find_drivers(net: Netlist) -> Drivers:
+    """Continuous assigns and set-to-1 flags of the combinational logic."""
+    wires: dict[str, Node] = {}
+    for module in net.module_order:
+        for node in ast.walk(module):
+            if node.get("type") == "ASSIGNW":
+                lhs, rhs = ast.strip_transparent(ast.first(node, "lhsp")), ast.first(node, "rhsp")
+                if lhs is not None and lhs.get("type") == "VARREF" and rhs is not None:
+                    wires.setdefault(str(lhs["varp"]), rhs)
+    set_when: dict[str, tuple[PathTerm, ...]] = {}
+    for write in comb_assigns(net):
+        lhs = ast.strip_transparent(ast.first(write.stmt, "lhsp"))
+        const = ast.const_of(ast.first(write.stmt, "rhsp"))
+        if lhs is not None and lhs.get("type") == "VARREF" and const is not None and const.value == 1 and write.path:
+            set_when.setdefault(str(lhs["varp"]), write.path)
+    return Drivers(wires, set_when)
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -138,38 +181,52 @@ def _port_value(var: str, values: Mapping[str, int], net: Netlist) -> int | None
     return None
 
 
-def evaluate(node: Node | None, values: Mapping[str, int], net: Netlist) -> int | None:
-    """Value of an expression given top-input values; None when it depends on anything else."""
-    if node is None:
+def evaluate(node: Node | None, values: Mapping[str, int], net: Netlist, drivers: Drivers | None = None,
+             _depth: int = 0) -> int | None:
+    """Value of an expression given top-input values; None when it depends on anything else.
+
+    With `drivers`, a wire is evaluated through its continuous assign.
+    """
+    if node is None or _depth > 32:
         return None
     kind = node.get("type", "")
     if kind in ast.TRANSPARENT_OPS:
-        return evaluate(ast.strip_transparent(node), values, net)
+        return evaluate(ast.strip_transparent(node), values, net, drivers, _depth + 1)
     if kind == "CONST":
         const = ast.parse_const(str(node.get("name", "")))
         return None if const is None or const.wildcard else const.value
     if kind == "VARREF":
-        value = _port_value(str(node.get("varp", "")), values, net)
+        var = str(node.get("varp", ""))
+        value = _port_value(var, values, net)
+        if value is None and drivers is not None and var in drivers.wires:
+            value = evaluate(drivers.wires[var], values, net, drivers, _depth + 1)
         return None if value is None else value & ((1 << _width(node, net)) - 1)
     if kind == "SEL":
         low = ast.const_of(ast.first(node, "lsbp"))
-        base = evaluate(ast.first(node, "fromp"), values, net)
+        base_node = ast.first(node, "fromp")
+        base = evaluate(base_node, values, net, drivers, _depth + 1)
         width = int(node.get("widthConst") or _width(node, net))
+        if base is not None and low is None and base_node is not None:
+            # A select at a run-time index: known only when every bit agrees.
+            if base == 0:
+                return 0
+            if base == (1 << _width(base_node, net)) - 1:
+                return (1 << width) - 1
         return None if low is None or base is None else (base >> low.value) & ((1 << width) - 1)
     lhs, rhs = ast.first(node, "lhsp"), ast.first(node, "rhsp")
     if kind in ("LOGNOT", "NOT"):
-        a = evaluate(lhs, values, net)
+        a = evaluate(lhs, values, net, drivers, _depth + 1)
         if a is None:
             return None
         return int(a == 0) if kind == "LOGNOT" else ~a & ((1 << _width(node, net)) - 1)
     if kind in ("REDOR", "REDAND"):
-        a = evaluate(lhs, values, net)
+        a = evaluate(lhs, values, net, drivers, _depth + 1)
         if a is None:
             return None
         full = (1 << _width(lhs, net)) - 1 if lhs is not None else 1
         return int(a != 0) if kind == "REDOR" else int(a == full)
     if kind in ("LOGAND", "AND", "LOGOR", "OR"):
-        a, b = evaluate(lhs, values, net), evaluate(rhs, values, net)
+        a, b = evaluate(lhs, values, net, drivers, _depth + 1), evaluate(rhs, values, net, drivers, _depth + 1)
         if kind in ("LOGAND", "AND") and (a == 0 or b == 0):
             return 0  # false whatever the unknown side is
         if kind in ("LOGOR", "OR") and _width(node, net) == 1 and (a == 1 or b == 1):
@@ -181,8 +238,11 @@ def evaluate(node: Node | None, values: Mapping[str, int], net: Netlist) -> int 
         if kind == "LOGOR":
             return int(bool(a) or bool(b))
         return a & b if kind == "AND" else a | b
+    if kind == "SHIFTR":
+        a, b = evaluate(lhs, values, net, drivers, _depth + 1), evaluate(rhs, values, net, drivers, _depth + 1)
+        return None if a is None or b is None else a >> b
     if kind in ("XOR", "EQ", "NEQ", "EQCASE", "NEQCASE", "LT", "LTE", "GT", "GTE"):
-        a, b = evaluate(lhs, values, net), evaluate(rhs, values, net)
+        a, b = evaluate(lhs, values, net, drivers, _depth + 1), evaluate(rhs, values, net, drivers, _depth + 1)
         if a is None or b is None:
             return None
         return {
@@ -192,23 +252,24 @@ def evaluate(node: Node | None, values: Mapping[str, int], net: Netlist) -> int 
     return None
 
 
-def term_holds(term: PathTerm, values: Mapping[str, int], net: Netlist) -> bool | None:
+def term_holds(term: PathTerm, values: Mapping[str, int], net: Netlist,
+               drivers: Drivers | None = None) -> bool | None:
     """Whether a guard is satisfied (None: unknown)."""
-    subject = evaluate(term.node, values, net)
+    subject = evaluate(term.node, values, net, drivers)
     if term.items is None:
         return None if subject is None else bool(subject) == term.want
     if not term.items:
         return None  # a default item: depends on every other item
     if subject is None:
         return None
-    matches = [evaluate(item, values, net) for item in term.items]
+    matches = [evaluate(item, values, net, drivers) for item in term.items]
     if subject in matches:
         return True
     return None if any(m is None for m in matches) else False
 
 
-def _inputs_of(node: Node | None, net: Netlist) -> set[str]:
-    """Top inputs referenced directly (through pure wires or slices) by an expression."""
+def _inputs_of(node: Node | None, net: Netlist, drivers: Drivers | None = None, _depth: int = 0) -> set[str]:
+    """Top inputs an expression reads directly (through pure wires, slices, continuous assigns)."""
     out: set[str] = set()
     for ref in ast.varrefs(node):
         var = str(ref.get("varp", ""))
@@ -217,7 +278,33 @@ def _inputs_of(node: Node | None, net: Netlist) -> set[str]:
             out.add(alias[0])
         elif var in net.slices:
             out.add(net.slices[var][0])
+        elif drivers is not None and var in drivers.wires and _depth < 8:
+            out |= _inputs_of(drivers.wires[var], net, drivers, _depth + 1)
     return out
+
+
+def expand(terms: Sequence[PathTerm], drivers: Drivers, _depth: int = 0) -> tuple[PathTerm, ...]:
+    """Guards with true conjunctions split, and combinationally set flags replaced by their guards.
+
+    `if (mem_wr_en && wstrb[i])` where an `always @*` sets `mem_wr_en = 1` under
+    `awvalid && wvalid && ...` becomes the guards `awvalid && wvalid && ...` and `wstrb[i]`:
+    what the inputs must do for the write to happen.
+    """
+    out: list[PathTerm] = []
+    for term in terms:
+        node = ast.strip_transparent(term.node)
+        if term.items is None and term.want and node is not None and node.get("type") in ("AND", "LOGAND") \
+                and _depth < 8:
+            parts = [PathTerm(n, True) for k in ("lhsp", "rhsp") if (n := ast.first(node, k)) is not None]
+            out += expand(parts, drivers, _depth + 1)
+            continue
+        if term.items is None and term.want and node is not None and node.get("type") == "VARREF":
+            guards = drivers.set_when.get(str(node.get("varp", "")))
+            if guards is not None and _depth < 8:
+                out += expand(guards, drivers, _depth + 1)
+                continue
+        out.append(term)
+    return tuple(out)
 
 
 def _candidates(port: str, width: int, terms: Sequence[PathTerm]) -> list[int]:
@@ -235,15 +322,16 @@ def _candidates(port: str, width: int, terms: Sequence[PathTerm]) -> list[int]:
 
 
 def solve(terms: Sequence[PathTerm], net: Netlist, widths: Mapping[str, int],
-          fixed: Mapping[str, int] | None = None) -> dict[str, int] | None:
+          fixed: Mapping[str, int] | None = None, drivers: Drivers | None = None) -> dict[str, int] | None:
     """Input values that make every guard true (or at least not false); None when none found.
 
     Guards that read internal state stay unknown; an assignment where every decidable guard
     holds is preferred over one where some are only unknown.
     """
     fixed = dict(fixed or {})
-    free = sorted(set().union(*(_inputs_of(t.node, net) for t in terms),
-                              *(_inputs_of(i, net) for t in terms for i in (t.items or ()))) - set(fixed))
+    free = sorted(set().union(*(_inputs_of(t.node, net, drivers) for t in terms),
+                              *(_inputs_of(i, net, drivers) for t in terms for i in (t.items or ())))
+                  - set(fixed))
     choices = [_candidates(p, widths.get(p, 1), terms) for p in free]
     best: dict[str, int] | None = None
     best_known = -1
@@ -251,7 +339,7 @@ def solve(terms: Sequence[PathTerm], net: Netlist, widths: Mapping[str, int],
         if n >= MAX_SOLVE_COMBOS:
             break
         values = {**fixed, **dict(zip(free, combo, strict=True))}
-        verdicts = [term_holds(t, values, net) for t in terms]
+        verdicts = [term_holds(t, values, net, drivers) for t in terms]
         if any(v is False for v in verdicts):
             continue
         known = sum(1 for v in verdicts if v)
@@ -265,10 +353,15 @@ def solve(terms: Sequence[PathTerm], net: Netlist, widths: Mapping[str, int],
 # ----------------------------------------------------------------------------- write ports
 
 
-def _index_slice(index: Node | None, net: Netlist) -> tuple[str, int, int] | None:
-    """(input, lsb, bits) when an array index is an input or a constant slice of one."""
+def _index_slice(index: Node | None, net: Netlist, drivers: Drivers | None = None,
+                 _depth: int = 0) -> tuple[str, int, int] | None:
+    """(input, lsb, bits) of the input bits an array index is made of (None otherwise).
+
+    An input, a constant slice or right shift of one, or a wire assigned such an expression
+    (`waddr_word = awaddr >> 2`).
+    """
     node = ast.strip_transparent(index)
-    if node is None:
+    if node is None or _depth > 8:
         return None
     ref = simple_ref(node)
     if ref is not None and not ref[1]:
@@ -278,11 +371,19 @@ def _index_slice(index: Node | None, net: Netlist) -> tuple[str, int, int] | Non
         part = net.slices.get(ref[0])
         if part is not None:
             return part[0], part[1], _width(node, net)
+        if drivers is not None and ref[0] in drivers.wires:
+            inner = _index_slice(drivers.wires[ref[0]], net, drivers, _depth + 1)
+            return (inner[0], inner[1], min(inner[2], _width(node, net))) if inner else None
     sliced = const_slice(node)
     if sliced is not None:
         alias = net.alias.get(sliced[0])
         if alias is not None and not alias[1]:
             return alias[0], sliced[1], int(node.get("widthConst") or _width(node, net))
+    if node.get("type") == "SHIFTR":
+        amount = ast.const_of(ast.first(node, "rhsp"))
+        inner = _index_slice(ast.first(node, "lhsp"), net, drivers, _depth + 1)
+        if amount is not None and inner is not None and amount.value < inner[2]:
+            return inner[0], inner[1] + amount.value, inner[2] - amount.value
     return None
 
 
@@ -329,6 +430,7 @@ def find_write_ports(net: Netlist, resets: Mapping[str, bool], clocks: Sequence[
     """
     widths = {str(v["name"]): net.type_of(v).width for v in net.top_ports}
     inactive = {name: 1 if low else 0 for name, low in resets.items() if name in widths}
+    drivers = find_drivers(net)
     ports: list[WritePort] = []
     seen: set[tuple[str, int, str]] = set()
     for write in clocked_assigns(net):
@@ -336,12 +438,17 @@ def find_write_ports(net: Netlist, resets: Mapping[str, bool], clocks: Sequence[
         rhs = ast.first(write.stmt, "rhsp")
         if lhs is None or not net.signals(rhs):
             continue  # a constant (reset value) or internal data: not a write the inputs make
+        while lhs is not None and lhs.get("type") == "SEL":  # a byte lane of an entry: mem[a][8*i +: 8]
+            lhs = ast.strip_transparent(ast.first(lhs, "fromp"))
+        if lhs is None:
+            continue
+        guards = expand(write.path, drivers)
         index = None
         if lhs.get("type") == "ARRAYSEL":
-            index = _index_slice(ast.first(lhs, "bitp"), net)
+            index = _index_slice(ast.first(lhs, "bitp"), net, drivers)
             if index is None:
                 continue  # indexed by internal state (a FIFO pointer): not addressable from outside
-        elif not _decodes_address(write.path, net, widths):
+        elif not _decodes_address(guards, net, widths):
             continue
         targets = lhs_vars(lhs)
         if not targets:
@@ -351,7 +458,7 @@ def find_write_ports(net: Netlist, resets: Mapping[str, bool], clocks: Sequence[
         if info is None:
             continue
         fixed = {**inactive, **({index[0]: 0} if index else {})}
-        solved = solve(write.path, net, widths, fixed)
+        solved = solve(guards, net, widths, fixed, drivers)
         if solved is None:
             continue
         data = tuple(d for d in _data_slices(rhs, net, widths) if d[0] not in clocks)
@@ -364,7 +471,7 @@ def find_write_ports(net: Netlist, resets: Mapping[str, bool], clocks: Sequence[
             depth = info.unpacked[0] if info.unpacked else 1 << index[2]
             addresses = tuple(base | (k << index[1]) for k in _spread(depth, index[2]))
             addresses = tuple(a for a in addresses
-                              if all(term_holds(t, {**solved, index[0]: a}, net) is not False for t in write.path))
+                              if all(term_holds(t, {**solved, index[0]: a}, net, drivers) is not False for t in guards))
             kind, width = "memory", info.width
         else:
             decoded = [p for p in sorted(solved) if widths.get(p, 1) > 1 and p not in data_ports
@@ -377,6 +484,9 @@ def find_write_ports(net: Netlist, resets: Mapping[str, bool], clocks: Sequence[
         enable = tuple((p, v) for p, v in sorted(solved.items())
                        if p != address and p not in data_ports and p not in inactive and p not in clocks)
         idle = tuple((p, v ^ 1) for p, v in enable if widths.get(p, 1) == 1)
+        # A guard that also reads internal state (a handshake re-arming, a busy flag) may
+        # need a cycle between writes: hold each write two cycles then.
+        hold = 1 if all(term_holds(t, solved, net, drivers) for t in guards) else 2
         file, line, _ = net.location(write.stmt)
         key = (net.hier_name(var), line, file)
         if key in seen:
@@ -384,7 +494,7 @@ def find_write_ports(net: Netlist, resets: Mapping[str, bool], clocks: Sequence[
         seen.add(key)
         ports.append(WritePort(storage=net.hier_name(var), kind=kind, file=file, line=line, depth=depth,
                                width=width, enable=enable, idle=idle, address=address, addresses=addresses,
-                               data=data))
+                               data=data, hold=hold))
     # Tables first (they are what a datapath reads), then registers in address order.
     ports.sort(key=lambda p: (p.kind != "memory", p.addresses[:1], p.storage))
     return tuple(ports)

@@ -319,7 +319,7 @@ def write_steps(layout: Layout, port: WritePort, base: Sequence[int], pattern: s
         word = pattern_value(pattern, k, len(addresses), bits, rng, palette)
         for col, lsb, width in data:
             values[col] = _set_slice(values[col], lsb, width, word)
-        steps.append(Step(tuple(values), 1))
+        steps.append(Step(tuple(values), port.hold))
     return steps
 
 

@@ -57,3 +57,23 @@ def test_dual_port_ram_has_two_write_ports_and_a_fifo_none() -> None:
     # A FIFO's storage is indexed by its own pointers: nothing to set up from outside.
     fifo = read_interface(load_design(SUITE / "common_cells__cc_fifo"))
     assert fifo.write_ports == ()
+
+
+@pytest.mark.skipif(not SUITE.is_dir(), reason="public benchmark suite not present")
+def test_axi_lite_ram_write_is_solved_through_its_combinational_handshake() -> None:
+    # mem[awaddr >> 2][8*i +: 8] <= wdata[8*i +: 8] under `if (mem_wr_en && wstrb[i])`, where an
+    # always @* sets mem_wr_en when awvalid && wvalid && (!bvalid || bready) && ...
+    iface = read_interface(load_design(SUITE / "forencich__axil_ram"))
+    (port,) = [p for p in iface.write_ports if p.storage == "mem"]
+    assert port.kind == "memory"
+    assert port.address == "s_axil_awaddr"
+    assert dict(port.enable) == {"s_axil_awvalid": 1, "s_axil_wvalid": 1, "s_axil_bready": 1, "s_axil_wstrb": 0xF}
+    assert port.data == (("s_axil_wdata", 0, 32),)
+    # Word addresses: the index is awaddr >> 2, so entries sit 4 bytes apart; 16384 entries
+    # are too many to write each time, so 256 spread over the array plus the last one.
+    assert all(a % 4 == 0 for a in port.addresses)
+    assert port.depth == 16384
+    assert len(port.addresses) == 257
+    assert (port.addresses[0], port.addresses[-1]) == (0, 4 * 16383)
+    # The handshake re-arms through internal registers: each write is held two cycles.
+    assert port.hold == 2
