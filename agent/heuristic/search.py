@@ -174,7 +174,10 @@ class _Bandit:
 
 def first_segment(rng: random.Random, layout: Layout, hints: Hints, strategy: str, random_len: int,
                   reset: bool = True) -> Segment:
-    """The opening candidate: reset, then corner values and mixed random (or plain random)."""
+    """The opening candidate: reset, then corner values and mixed random (or plain random).
+
+    A design with writable tables or registers gets them written first, right after reset.
+    """
     if strategy == "random":
         return st.random_segment(rng, layout, random_len, label="uniform random", reset_first=reset,
                                  random_resets=not reset)
