@@ -273,7 +273,9 @@ def pattern_value(pattern: str, k: int, count: int, bits: int, rng: random.Rando
     mask = (1 << bits) - 1
     span = max(1, count - 1)
     if count == 1 and pattern in ("ramp", "ramp-down", "reciprocal"):
-        return mask  # a lone register: the far end of the ramp (an ENABLE bit set, a limit at its top)
+        # A lone register: an ENABLE bit set; a threshold or limit at mid-range, so the
+        # comparisons against it can go either way.
+        return 1 if bits == 1 else 1 << (bits - 1)
     if pattern == "ramp":
         return (k * mask // span) & mask
     if pattern == "ramp-down":
