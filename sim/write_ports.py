@@ -10,9 +10,10 @@ returns each assignment that stores input data
 - into a register under a condition that compares a multi-bit input with a constant
   (`if (we && addr == CTRL) ctrl <= wdata;` — an address decoder, APB/AXI-lite style),
 
-together with input values that make its guarding conditions true (solved with a small
-three-valued evaluator: internal state is unknown) and the values that keep it untouched.
-`upstream_inputs` maps internal signals to the top inputs that feed them within a few
+together with input values that make its guarding conditions true and the values that
+keep it untouched. A small three-valued evaluator solves the guards: internal state is
+unknown, but continuous assigns and flags an `always @*` sets to 1 under input conditions
+(an AXI-lite RAM's `mem_wr_en`) are looked through. `upstream_inputs` maps internal signals to the top inputs that feed them within a few
 register hops (for steering toward expression-coverage operands that are registers).
 """
 
