@@ -46,6 +46,9 @@ _TOKEN_RE = re.compile(r"\s*(?:(?P<num>\d*'s?[hbdo][0-9a-fA-F_]+|\d+)|(?P<name>[
 _TAKEN_WHEN_TRUE = {"if": True, "cond_then": True, "else": False, "cond_else": False}
 """Branch point comment -> the condition value that takes it."""
 
+_BODY_LINES = frozenset(("if", "elsif"))
+"""Line point comments for the body of the `if (...)` / `else if (...)` on their line."""
+
 _BIT_TERM_RE = re.compile(r"^(?P<name>[A-Za-z_]\w*)(?:\[(?P<bit>\d+)\])?==1$")
 """An expression-coverage term asking one signal bit to be 1: `mark_frame_reg==1`, `en[2]==1`."""
 
@@ -128,6 +131,56 @@ def _branch_condition(source: str, is_if: bool) -> str:
         if depth == 0:
             return source[m.end():i].strip()
     return ""
+
+
+def _split_top(cond: str, op: str) -> list[str]:
+    """`cond` split at `op` (`&&` or `||`) outside parentheses and brackets."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(cond):
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(cond[i], 0)
+        if depth == 0 and cond.startswith(op, i):
+            parts.append(cond[start:i])
+            start = i = i + len(op)
+            continue
+        i += 1
+    parts.append(cond[start:])
+    return [p.strip() for p in parts]
+
+
+def _enclosed(text: str) -> bool:
+    """Whether one pair of parentheses encloses all of `text`."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and i < len(text) - 1:
+            return False
+    return True
+
+
+def _three_valued(cond: str, parameters: Mapping[str, int], _depth: int = 0) -> int | None:
+    """A condition's value when the parameters decide it, whatever the signals are (else None).
+
+    `OPT_LOWPOWER && i_reset` is 0 with OPT_LOWPOWER = 0; `!OPT_LOWPOWER || i_valid` is 1.
+    Only top-level `&&`/`||`, `!( ... )` and parameter-only parts are read.
+    """
+    text = cond.strip()
+    if not text or _depth > 16:
+        return None
+    if _enclosed(text):
+        return _three_valued(text[1:-1], parameters, _depth + 1)
+    for op, absorbing in (("||", 1), ("&&", 0)):
+        parts = _split_top(text, op)
+        if len(parts) > 1:
+            values = [_three_valued(part, parameters, _depth + 1) for part in parts]
+            if any(v is not None and int(bool(v)) == absorbing for v in values):
+                return absorbing
+            return None if any(v is None for v in values) else 1 - absorbing
+    if text.startswith("!") and not text.startswith("!=") and _enclosed(text[1:].strip()):
+        inner = _three_valued(text[1:], parameters, _depth + 1)
+        return None if inner is None else int(not inner)
+    return _evaluate_parameters(text, parameters)
 
 
 def _evaluate_parameters(cond: str, parameters: Mapping[str, int]) -> int | None:
@@ -229,9 +282,14 @@ def why_dead(point: UncoveredPoint, facts: ElaboratedFacts) -> str:
         return _constant_toggle(point, facts)
     if point.kind == "branch" and point.comment in _TAKEN_WHEN_TRUE:
         cond = _branch_condition(point.source, point.comment in ("if", "else"))
-        value = _evaluate_parameters(cond, facts.parameters) if cond else None
+        value = _three_valued(cond, facts.parameters) if cond else None
         if value is not None and bool(value) != _TAKEN_WHEN_TRUE[point.comment]:
             return f"{' '.join(cond.split())} is {int(bool(value))} at these parameter values"
+    if point.kind == "line" and point.comment in _BODY_LINES:
+        # The body under `if (c)` runs only when c holds.
+        cond = _branch_condition(point.source, True)
+        if cond and _three_valued(cond, facts.parameters) == 0:
+            return f"{' '.join(cond.split())} is 0 at these parameter values"
     if point.kind == "expr":
         for operand, want in split_terms(point.comment):
             term = f"{operand}=={want}"

@@ -119,8 +119,23 @@ def test_sim_cli_dead_flag_reports_reachable_coverage(tmp_path: Path) -> None:
     ("if (!(REVERSE || FRAME_FIFO)) begin", "if", True),
     ("if (REVERSE && valid) begin", "else", False),  # reads a signal: never proven
     ("q <= REVERSE ? a : b;", "cond_else", False),  # a non-blocking assignment is not parsed
+    ("else if (OPT_LOWPOWER && i_reset) begin", "if", True),  # 0 whatever i_reset is
+    ("else if (!OPT_LOWPOWER || i_valid) begin", "else", True),  # 1 whatever i_valid is
+    ("else if (!OPT_LOWPOWER || i_valid) begin", "if", False),
+    ("if ((REVERSE || x) && y) begin", "if", False),  # y decides
+    ("if (sel ? KEEP_ENABLE && x : y) begin", "if", False),  # a ?: inside: not read
 ])
 def test_parameter_only_branch_conditions(source: str, comment: str, dead: bool) -> None:
-    facts = ElaboratedFacts(parameters={"KEEP_ENABLE": 0, "KEEP_WIDTH": 1, "REVERSE": 1, "FRAME_FIFO": 0})
+    facts = ElaboratedFacts(parameters={"KEEP_ENABLE": 0, "KEEP_WIDTH": 1, "REVERSE": 1, "FRAME_FIFO": 0,
+                                        "OPT_LOWPOWER": 0})
     point = UncoveredPoint("branch", "/x/core.v", 10, comment, source)
     assert bool(why_dead(point, facts)) == dead
+
+
+def test_the_body_of_an_if_the_parameters_keep_false_is_dead() -> None:
+    facts = ElaboratedFacts(parameters={"OPT_LOWPOWER": 0})
+    body = UncoveredPoint("line", "/x/skid.v", 148, "elsif", "else if (OPT_LOWPOWER && i_reset)")
+    assert "is 0" in why_dead(body, facts)
+    # The body of an if that may run, and the line point of an `else`, are never claimed.
+    assert not why_dead(UncoveredPoint("line", "/x/skid.v", 150, "elsif", "else if (o_valid && i_ready)"), facts)
+    assert not why_dead(UncoveredPoint("line", "/x/skid.v", 152, "else", "else if (!OPT_LOWPOWER || v)"), facts)
