@@ -126,7 +126,11 @@ def _dead_report(design: Design, result: SimResult) -> dict[str, Any]:
 
     if result.coverage is None:
         return {"points": [], "reachable": {}, "waivers": "", "note": "no coverage to classify"}
-    dead = dead_points(result.uncovered, elaborated_facts(read_tree(design)))
+    try:
+        facts = elaborated_facts(read_tree(design))
+    except SimError as exc:  # the testbench ran, but the design alone does not elaborate (e.g. a missing top)
+        return {"points": [], "reachable": {}, "waivers": "", "note": f"not classified: {exc}"}
+    dead = dead_points(result.uncovered, facts)
     counts = {k: (v.covered, v.total) for k, v in result.coverage.metrics.items()}
     return {
         "points": [{**asdict(p), "reason": why} for p, why in dead.items()],
@@ -138,8 +142,10 @@ def _dead_report(design: Design, result: SimResult) -> dict[str, Any]:
 def _dead_text(dead: dict[str, Any]) -> str:
     """The `--dead` section as text."""
     points = dead["points"]
+    if dead.get("note"):
+        return f"\n  dead points: {dead['note']}\n"
     if not points:
-        return "\n  no uncovered line/branch/expr point is provably unreachable at these parameter values\n"
+        return "\n  no uncovered point is provably unreachable at these parameter values\n"
     reach = dead["reachable"]
     lines = ["", f"  {len(points)} uncovered points cannot be reached at these parameter values "
              f"(overall over the rest: {reach.get('overall', 0.0):.1f}%):"]
