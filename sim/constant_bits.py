@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from sim import ast_json as ast
 from sim.ast_json import Node
+from sim.netlist import pin_connections
 
 MAX_ROUNDS = 32
 """Fixpoint rounds (each lets constness flow one more assignment down a chain)."""
@@ -90,11 +91,7 @@ class _Analysis:
                 if kind in ("ASSIGNW", "ASSIGN", "ASSIGNDLY"):
                     self._write(ast.first(node, "lhsp"), ast.first(node, "rhsp"))
                 elif kind == "CELL":
-                    for pin in ast.kids(node, "pinsp"):
-                        child = self.nodes.get(str(pin.get("modVarp", "")))
-                        expr = ast.first(pin, "exprp")
-                        if child is None or expr is None:
-                            continue
+                    for child, expr in pin_connections(node, self.nodes):
                         if child.get("direction") in ("INPUT", "INOUT"):
                             driven.add(str(child["addr"]))
                             self._write({"type": "VARREF", "varp": child["addr"]}, expr)

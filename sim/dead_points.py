@@ -39,9 +39,9 @@ _IF_RE = re.compile(r"\bif\s*\(")
 _COND_RE = re.compile(r"(?<![=!<>])=(?!=)\s*(?P<cond>[^?;]+)\?")
 """`= cond ? a : b` on the point's source line (the condition before `?`)."""
 
-_TOKEN_RE = re.compile(r"\s*(?:(?P<num>\d*'s?[hbdo][0-9a-fA-F_]+|\d+)|(?P<name>[A-Za-z_]\w*)|"
-                       r"(?P<op>&&|\|\||==|!=|<=|>=|<|>|!|\(|\)))")
-"""Tokens of a parameter-only condition."""
+_OPERAND = r"(?P<{0}neg>!?)\s*(?:(?P<{0}num>\d*'s?[hbdo][0-9a-fA-F_]+|\d+)|(?P<{0}name>[A-Za-z_]\w*))"
+_ATOM_RE = re.compile(r"^" + _OPERAND.format("a") + r"(?:\s*(?P<op>==|!=|<=|>=|<|>)\s*" + _OPERAND.format("b") + r")?$")
+"""The innermost part of a condition: `P`, `!P`, `8'h3`, `P > 1`, `P == Q`."""
 
 _TAKEN_WHEN_TRUE = {"if": True, "cond_then": True, "else": False, "cond_else": False}
 """Branch point comment -> the condition value that takes it."""
@@ -58,10 +58,6 @@ _TOGGLE_RE = re.compile(r"^(?P<name>[A-Za-z_][\w$.]*?)(?P<idx>(?:\[\d+\])*):[01]
 CLASSIFIED_KINDS = frozenset(("line", "branch", "expr", "toggle"))
 """Metrics whose points can be proven dead here."""
 
-_PARAM_TERM_RE = re.compile(
-    r"^\(?(?P<name>[A-Za-z_]\w*)\s*(?:(?P<op>==|!=|<=|>=|<|>)\s*(?P<const>\d+'s?[hbdo][0-9a-fA-F_]+|\d+))?\)?"
-    r"==(?P<want>[01])$")
-"""An expression-coverage term on one name: `P==1`, `(P == 32'sh2)==1`."""
 
 
 @dataclass(frozen=True)
@@ -98,23 +94,6 @@ def elaborated_facts(tree: Node) -> ElaboratedFacts:
         parameters={k: next(iter(v)) for k, v in values.items() if len(v) == 1},
         constants=constant_bits(tree),
     )
-
-
-def _term_contradicts(term: str, parameters: Mapping[str, int]) -> bool:
-    """Whether one `X==v` term asks a parameter for a value it does not have."""
-    m = _PARAM_TERM_RE.match(term.strip())
-    if m is None or m.group("name") not in parameters:
-        return False
-    value = parameters[m.group("name")]
-    want = m.group("want") == "1"
-    if m.group("op") is None:
-        return bool(value) != want
-    const = literal(m.group("const"))
-    if const is None:
-        return False
-    holds = {"==": value == const, "!=": value != const, "<": value < const, "<=": value <= const,
-             ">": value > const, ">=": value >= const}[m.group("op")]
-    return holds != want
 
 
 def _branch_condition(source: str, is_if: bool) -> str:
@@ -163,7 +142,7 @@ def _three_valued(cond: str, parameters: Mapping[str, int], _depth: int = 0) -> 
     """A condition's value when the parameters decide it, whatever the signals are (else None).
 
     `OPT_LOWPOWER && i_reset` is 0 with OPT_LOWPOWER = 0; `!OPT_LOWPOWER || i_valid` is 1.
-    Only top-level `&&`/`||`, `!( ... )` and parameter-only parts are read.
+    Only top-level `&&`/`||`, parentheses, `!( ... )` and parameter/literal atoms are read.
     """
     text = cond.strip()
     if not text or _depth > 16:
@@ -177,82 +156,35 @@ def _three_valued(cond: str, parameters: Mapping[str, int], _depth: int = 0) -> 
             if any(v is not None and int(bool(v)) == absorbing for v in values):
                 return absorbing
             return None if any(v is None for v in values) else 1 - absorbing
-    if text.startswith("!") and not text.startswith("!=") and _enclosed(text[1:].strip()):
+    if text.startswith("!") and _enclosed(text[1:].strip()):
         inner = _three_valued(text[1:], parameters, _depth + 1)
         return None if inner is None else int(not inner)
-    return _evaluate_parameters(text, parameters)
+    return _atom(text, parameters)
 
 
-def _evaluate_parameters(cond: str, parameters: Mapping[str, int]) -> int | None:
-    """Value of a condition made only of parameters, literals, `&& || !` and comparisons (None otherwise)."""
-    tokens: list[int | str] = []
-    at = 0
-    while at < len(cond):
-        m = _TOKEN_RE.match(cond, at)
-        if m is None or m.end() == at:
-            if cond[at:].strip():
-                return None
-            break
-        at = m.end()
-        if m.group("num") is not None:
-            value = literal(m.group("num"))
-            if value is None:
-                return None
-            tokens.append(value)
-        elif m.group("name") is not None:
-            if m.group("name") not in parameters:
-                return None  # reads a signal: not a parameter-only condition
-            tokens.append(parameters[m.group("name")])
-        else:
-            tokens.append(m.group("op"))
-    parser = _Parser(tokens)
-    value = parser.parse(0)
-    return value if parser.at == len(tokens) else None
+def _operand(m: re.Match[str], side: str, parameters: Mapping[str, int]) -> int | None:
+    """One operand of an atom: a literal or a parameter, maybe negated (None for a signal)."""
+    if m.group(f"{side}num") is not None:
+        value = literal(m.group(f"{side}num"))
+    else:
+        value = parameters.get(m.group(f"{side}name"))
+    if value is None or not m.group(f"{side}neg"):
+        return value
+    return int(not value)
 
 
-_BINARY_LEVELS: tuple[tuple[str, ...], ...] = (("||",), ("&&",), ("==", "!="), ("<", "<=", ">", ">="))
-"""Binary operators from the loosest to the tightest binding."""
-
-
-class _Parser:
-    """Precedence climbing over parameter-condition tokens (ints and operator strings)."""
-
-    def __init__(self, tokens: list[int | str]) -> None:
-        self.tokens = tokens
-        """The tokens."""
-        self.at = 0
-        """Index of the next token."""
-
-    def parse(self, level: int) -> int | None:
-        if level == len(_BINARY_LEVELS):
-            return self.unary()
-        left = self.parse(level + 1)
-        while self.at < len(self.tokens) and self.tokens[self.at] in _BINARY_LEVELS[level]:
-            op = self.tokens[self.at]
-            self.at += 1
-            right = self.parse(level + 1)
-            if left is None or right is None:
-                return None
-            left = int({"||": bool(left) or bool(right), "&&": bool(left) and bool(right),
-                        "==": left == right, "!=": left != right, "<": left < right, "<=": left <= right,
-                        ">": left > right, ">=": left >= right}[str(op)])
-        return left
-
-    def unary(self) -> int | None:
-        if self.at >= len(self.tokens):
-            return None
-        token = self.tokens[self.at]
-        self.at += 1
-        if token == "!":
-            value = self.unary()
-            return None if value is None else int(not value)
-        if token == "(":
-            value = self.parse(0)
-            if self.at >= len(self.tokens) or self.tokens[self.at] != ")":
-                return None
-            self.at += 1
-            return value
-        return token if isinstance(token, int) else None
+def _atom(text: str, parameters: Mapping[str, int]) -> int | None:
+    """Value of a parameter/literal operand or comparison of two (None when it reads a signal)."""
+    m = _ATOM_RE.match(text)
+    if m is None:
+        return None
+    a = _operand(m, "a", parameters)
+    if m.group("op") is None or a is None:
+        return a
+    b = _operand(m, "b", parameters)
+    if b is None:
+        return None
+    return int({"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[m.group("op")])
 
 
 def _constant_toggle(point: UncoveredPoint, facts: ElaboratedFacts) -> str:
@@ -293,9 +225,9 @@ def why_dead(point: UncoveredPoint, facts: ElaboratedFacts) -> str:
     if point.kind == "expr":
         for operand, want in split_terms(point.comment):
             term = f"{operand}=={want}"
-            if _term_contradicts(term, facts.parameters):
-                name = term.strip().lstrip("(").split("=")[0].split()[0].rstrip(")")
-                return f"needs {term.strip()}, but {name} = {facts.parameters.get(name)}"
+            value = _three_valued(operand, facts.parameters)
+            if value is not None and int(bool(value)) != want:
+                return f"needs {term}, but {operand} is {int(bool(value))} at these parameter values"
             # A bit tied to 0 is 0 from time 0 on, so a term needing it at 1 never holds
             # (a bit tied to 1 may still read 0 before its driver first runs: not claimed).
             m = _BIT_TERM_RE.match(term.strip())

@@ -7,7 +7,7 @@ condition mapping in sim.rtl_facts build on. Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from sim import ast_json as ast
@@ -161,11 +161,7 @@ class Netlist:
                 if kind == "ASSIGNW":
                     connect(ast.first(node, "lhsp"), ast.first(node, "rhsp"), True)
                 elif kind == "CELL":
-                    for pin in ast.kids(node, "pinsp"):
-                        child = self.nodes.get(str(pin.get("modVarp", "")))
-                        expr = ast.first(pin, "exprp")
-                        if child is None or expr is None:
-                            continue
+                    for child, expr in pin_connections(node, self.nodes):
                         ref = {"type": "VARREF", "varp": child["addr"]}
                         if child.get("direction") in ("INPUT", "INOUT"):
                             connect(ref, expr, True)
@@ -232,6 +228,15 @@ class Netlist:
         """Port names in declaration order."""
         wanted = set(names)
         return tuple(n for n in self.port_names if n in wanted)
+
+
+def pin_connections(cell: Node, nodes: Mapping[str, Node]) -> Iterator[tuple[Node, Node]]:
+    """(submodule port VAR, connected expression) of each connected pin of a CELL."""
+    for pin in ast.kids(cell, "pinsp"):
+        child = nodes.get(str(pin.get("modVarp", "")))
+        expr = ast.first(pin, "exprp")
+        if child is not None and expr is not None:
+            yield child, expr
 
 
 def lhs_vars(lhs: Node | None) -> list[str]:

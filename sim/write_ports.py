@@ -50,8 +50,8 @@ class PathTerm:
 
 
 @dataclass(frozen=True)
-class ClockedAssign:
-    """An assignment in an edge-triggered block, with the guards that lead to it."""
+class GuardedAssign:
+    """An assignment in an always block (clocked or combinational), with the guards that lead to it."""
 
     stmt: Node
     """The ASSIGN/ASSIGNDLY node."""
@@ -93,7 +93,7 @@ class WritePort:
 # ----------------------------------------------------------------------------- walking
 
 
-def clocked_assigns(net: Netlist) -> Iterator[ClockedAssign]:
+def clocked_assigns(net: Netlist) -> Iterator[GuardedAssign]:
     """Every assignment inside an edge-triggered always block of the hierarchy."""
     for module in net.module_order:
         for node in ast.walk(module):
@@ -101,11 +101,11 @@ def clocked_assigns(net: Netlist) -> Iterator[ClockedAssign]:
                 yield from _assigns_in(ast.kids(node, "stmtsp"), ())
 
 
-def _assigns_in(stmts: Sequence[Node], path: tuple[PathTerm, ...]) -> Iterator[ClockedAssign]:
+def _assigns_in(stmts: Sequence[Node], path: tuple[PathTerm, ...]) -> Iterator[GuardedAssign]:
     for stmt in stmts:
         kind = stmt.get("type")
         if kind in ("ASSIGN", "ASSIGNDLY"):
-            yield ClockedAssign(stmt, path)
+            yield GuardedAssign(stmt, path)
         elif kind == "BEGIN":
             yield from _assigns_in(ast.kids(stmt, "stmtsp"), path)
         elif kind == "IF":
@@ -126,7 +126,7 @@ def _assigns_in(stmts: Sequence[Node], path: tuple[PathTerm, ...]) -> Iterator[C
             yield from _assigns_in(ast.kids(stmt, "stmtsp"), path)
 
 
-def comb_assigns(net: Netlist) -> Iterator[ClockedAssign]:
+def comb_assigns(net: Netlist) -> Iterator[GuardedAssign]:
     """Every assignment inside a combinational always block, with its guards."""
     for module in net.module_order:
         for node in ast.walk(module):

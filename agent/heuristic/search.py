@@ -185,14 +185,11 @@ def first_segment(rng: random.Random, layout: Layout, hints: Hints, strategy: st
     walk = st.walk_segment(layout)
     mixed = st.random_segment(rng, layout, 150, hints=hints, p_palette=0.4, p_hold=0.3)
     slow = st.slow_segment(rng, layout, hints, 40)
-    if hints.writes:
-        # Tables and configuration first, so everything after them runs on written storage.
-        setup = st.setup_segment(rng, layout, hints, 0, pattern="ramp")
-        steps = st.reset_steps(layout, 3) + setup.steps + corner.steps + walk.steps + mixed.steps + slow.steps
-        return Segment("reset, write tables and registers, corner values, walking bits, mixed random, slow serial",
-                       steps)
-    steps = st.reset_steps(layout, 3) + corner.steps + walk.steps + mixed.steps + slow.steps
-    return Segment("reset, corner values, walking bits, mixed random, slow serial", steps)
+    # Tables and configuration first, so everything after them runs on written storage.
+    setup = st.setup_segment(rng, layout, hints, 0, pattern="ramp").steps if hints.writes else ()
+    steps = st.reset_steps(layout, 3) + setup + corner.steps + walk.steps + mixed.steps + slow.steps
+    written = ", write tables and registers" if setup else ""
+    return Segment(f"reset{written}, corner values, walking bits, mixed random, slow serial", steps)
 
 
 def propose(rng: random.Random, arm: str, layout: Layout, hints: Hints, kept: Sequence[Segment],
