@@ -54,7 +54,7 @@ def run_job(job: BenchJob) -> dict[str, Any]:
     """Score one design; returns its row of bench.json (plus a `curve`)."""
     start = time.monotonic()
     if job.policy == "human":
-        from sim.human import evaluate_human
+        from sim.run.human import evaluate_human
 
         res = evaluate_human(job.design)
         ok = res.status.value == "ok" and res.coverage is not None
@@ -117,7 +117,7 @@ def run_job(job: BenchJob) -> dict[str, Any]:
 
 def _mutation_cell(job: BenchJob, testbench: str | None) -> dict[str, Any]:
     """Mutation kill ratio of a testbench (None: the human test) on the design's mutant sample."""
-    from agent.mutation_run import bench_cell
+    from sim.mutation.report import bench_cell
 
     return bench_cell(job.design, testbench, job.mutants)
 

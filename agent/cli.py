@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from sim.errors import SimError
-from sim.init_cli import add_input_args, design_from_args
-from sim.inputs import load_designs
+from sim.project.init_cli import add_input_args, design_from_args
+from sim.project.inputs import load_designs
 from sim.suite import Design
 
 POLICY_NAMES = ("heuristic", "random", "random-guided", "llama", "openai")
@@ -113,7 +113,7 @@ def run_main(argv: list[str]) -> int:
         data["cocotb"] = _write_cocotb(design, episode.best_companions, out)
     mutation_text = ""
     if args.mutation and episode.best_testbench:
-        from agent.mutation_run import analyse_best
+        from sim.mutation.report import analyse_best
 
         data["mutation"], mutation_text = analyse_best(design, episode.best_testbench, out, args.mutants)
     (out / "result.json").write_text(json.dumps(data, indent=1))
@@ -130,7 +130,7 @@ def _write_cocotb(design: Design, companions: dict[str, str], out: Path) -> dict
     text = companions.get(name)
     if not text:
         return {"status": "none", "detail": "this policy produced no cocotb rendering"}
-    from sim.cocotb_run import evaluate_cocotb
+    from sim.run.cocotb import evaluate_cocotb
 
     (out / name).write_text(text)
     res = evaluate_cocotb(design, name[:-3], {name: text})

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.policy import Budget, Policy, Proposal, State
-from sim.evaluate import SimOptions, evaluate_sv
-from sim.process import Cancel
+from sim.run.evaluate import SimOptions, evaluate_sv
+from sim.sandbox.process import Cancel
 from sim.suite import Design
 from sim.types import SimResult, Status
 

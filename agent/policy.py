@@ -90,8 +90,8 @@ POLICIES: dict[str, str] = {
     "heuristic": "agent.heuristic.engine:HeuristicPolicy",
     "random": "agent.heuristic.engine:RandomPolicy",
     "random-guided": "agent.heuristic.engine:GuidedRandomPolicy",
-    "llama": "agent.llm:LlamaPolicy",
-    "openai": "agent.llm:OpenAIPolicy",
+    "llama": "agent.llm.policy:LlamaPolicy",
+    "openai": "agent.llm.policy:OpenAIPolicy",
 }
 """Policy name -> dotted path of its class (imported only when chosen)."""
 

@@ -12,7 +12,7 @@ Splits each bench.json by `engine_split.toml` (fixed, by design family) and repo
 half: Cov Pass, Avg Cov, each metric's mean, the heuristic's margin over random (points,
 and the share of what random leaves uncovered that the heuristic covers), and with
 `--before` the per-design change. With `--reachable SUITE` each run's best testbench is
-simulated again and its uncovered points classified by `sim.dead_points` (provably
+simulated again and its uncovered points classified by `sim.analysis.dead_points` (provably
 unreachable at the design's parameters); Cov Pass and Avg Cov are then also given over the
 reachable points (the raw numbers stay the headline). Writes `<out>.md` and `<out>.json`.
 """
@@ -83,7 +83,7 @@ def half_summary(rows: Mapping[str, Mapping[str, Any]], names: Sequence[str]) ->
 def reachable_row(row: Mapping[str, Any], dead: int, reachable: Mapping[str, float]) -> dict[str, Any]:
     """`row` with its coverage over the points reachable at the design's parameters.
 
-    `reachable` is `sim.dead_points.reachable_percents` (per metric and `overall`); empty
+    `reachable` is `sim.analysis.dead_points.reachable_percents` (per metric and `overall`); empty
     when the run could not be re-simulated (the raw numbers then stand).
     """
     overall = float(reachable.get("overall", score(row)))
@@ -216,9 +216,13 @@ def _rows(folder: Path | None, suite: Path | None = None) -> dict[str, dict[str,
 
 def _with_reachable(row: dict[str, Any], run_dir: Path, design_dir: Path) -> dict[str, Any]:
     """Simulate the run's best testbench again and classify its uncovered points."""
-    from sim.dead_points import dead_points, elaborated_facts, reachable_percents
-    from sim.design import read_tree
-    from sim.evaluate import evaluate_sv
+    from sim.analysis.dead_points import (
+        dead_points,
+        elaborated_facts,
+        reachable_percents,
+    )
+    from sim.analysis.interface import read_tree
+    from sim.run.evaluate import evaluate_sv
     from sim.suite import load_design
 
     trajectories = sorted(run_dir.glob("sample*/trajectory.json"))

@@ -71,8 +71,8 @@ def main() -> int:
     p.add_argument("--out", type=Path, default=Path("benchwright-out/infer"))
     args = p.parse_args()
     sys.path.insert(0, str(REPO))
-    from sim.discover import gather_folder, infer
     from sim.errors import SimError
+    from sim.project.discover import gather_folder, infer
     from sim.suite import load_suite
 
     designs = load_suite(args.suite)

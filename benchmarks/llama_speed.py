@@ -28,11 +28,11 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from agent.backends.llama_backend import max_tokens_guard
-from agent.llm import LlamaPolicy
-from agent.models import resolve_model
+from agent.llm.llama_backend import max_tokens_guard
+from agent.llm.models import resolve_model
+from agent.llm.policy import LlamaPolicy
+from agent.llm.prompting import render_messages
 from agent.policy import Budget, State
-from agent.prompting import render_messages
 from sim.suite import Design, load_design
 from sim.types import (
     CoverageSummary,
@@ -51,8 +51,8 @@ def build_tiny(hidden: int, layers: int, workdir: Path) -> Path:
     """A tiny random model as Q8_0 GGUF."""
     import torch
 
-    from training.gguf import convert_to_gguf, quantize
-    from training.tiny import make_tiny_model
+    from training.export.gguf import convert_to_gguf, quantize
+    from training.sft.tiny import make_tiny_model
 
     torch.set_num_threads(1)
     hf = make_tiny_model(workdir / "hf", hidden=hidden, layers=layers)

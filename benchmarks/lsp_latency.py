@@ -5,7 +5,7 @@ For each design (a copy of a public-suite folder in a scratch workspace):
 * lint: didChange (debounce 0) -> publishDiagnostics for that version, against the same
   `verilator --lint-only` command run directly;
 * save -> benchwright/coverage after a TB-only change and after an RTL change, against
-  `sim.human.evaluate_human` on the same change. Every change is unique (a dead
+  `sim.run.human.evaluate_human` on the same change. Every change is unique (a dead
   `$display` with a fresh string), so neither side gets a build-cache or ccache hit the
   other did not.
 
@@ -101,8 +101,8 @@ async def wait_diagnostics(rec: Client, uri: str, version: int) -> None:
 
 async def bench_design(name: str, args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
     from server.lint import lint_command
-    from sim.evaluate import SimOptions
-    from sim.human import evaluate_human
+    from sim.run.evaluate import SimOptions
+    from sim.run.human import evaluate_human
     from sim.suite import load_design
     from sim.tools import find_verilator, tool_env
 

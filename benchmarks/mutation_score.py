@@ -26,8 +26,7 @@ from typing import Any
 from agent.heuristic import harness as hx
 from agent.heuristic import stimulus as st
 from agent.heuristic.engine import run_engine
-from agent.heuristic.search import SearchConfig
-from agent.mutation_bench import (
+from agent.heuristic.mutation_bench import (
     SOURCES,
     MutationBenchConfig,
     combine,
@@ -35,11 +34,12 @@ from agent.mutation_bench import (
     score_design,
     summarize,
 )
+from agent.heuristic.search import SearchConfig
 from agent.policy import Budget
-from sim.design import read_interface
-from sim.evaluate import build_sv
-from sim.mutation import kill_reason, prepare, run_one, single_mutant_design
-from sim.mutation_tb import build_sv_model, mutant_options
+from sim.analysis.interface import read_interface
+from sim.mutation.model import kill_reason, prepare, run_one, single_mutant_design
+from sim.mutation.testbench import build_sv_model, mutant_options
+from sim.run.evaluate import build_sv
 from sim.suite import Design, load_suite
 from sim.types import SimResult
 

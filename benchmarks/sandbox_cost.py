@@ -7,7 +7,7 @@ both alike:
   build   a cold build (empty build cache, ccache disabled), sandbox `off` vs `require`
   run     one run of the built binary (the human test: a few ms), `off` vs `require`,
           median of --runs, the way the engine's harness runs hundreds of trials (runs of
-          one binary share one long-lived sandbox: sim.sandbox_session)
+          one binary share one long-lived sandbox: sim.sandbox.session)
   run1    the same with a caller-given run directory, i.e. one bwrap start-up per run
           (`sim --out`, human tests kept for inspection)
   engine  one built-in engine episode (heuristic policy, --engine-calls simulator calls, no
@@ -29,9 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from sim.evaluate import BuiltTestbench, SimOptions, build
-from sim.human import verilogeval_copy
-from sim.sandbox import SandboxMode, bwrap_argv, probe
+from sim.run.evaluate import BuiltTestbench, SimOptions, build
+from sim.run.human import verilogeval_copy
+from sim.sandbox.bwrap import SandboxMode, bwrap_argv, probe
 from sim.suite import load_design
 from sim.types import SimResult
 

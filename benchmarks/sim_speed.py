@@ -22,10 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from sim.commands import BuildSpec, verilator_build
-from sim.evaluate import SimOptions, evaluate_files
-from sim.human import verilogeval_copy
-from sim.process import run_commands
+from sim.run.commands import BuildSpec, verilator_build
+from sim.run.evaluate import SimOptions, evaluate_files
+from sim.run.human import verilogeval_copy
+from sim.sandbox.process import run_commands
 from sim.suite import load_design
 from sim.tools import find_verilator, tool_env
 
@@ -92,7 +92,7 @@ def main() -> int:
         for step, secs in rows:
             print(f"{name:<28} {step:<14} {secs:>8.2f} {secs / bare:>6.2f}x", flush=True)
     # cocotb: DUT built once, a changed test re-runs without rebuilding.
-    from sim.cocotb_run import evaluate_cocotb
+    from sim.run.cocotb import evaluate_cocotb
 
     design = load_design(PUBLIC / "cocotb__counter")
     assert design.human_test is not None

@@ -6,7 +6,7 @@ import importlib
 import sys
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    "init": ("sim.init_cli:init_main", "infer a design (top, files, clocks, resets) and write design.toml"),
+    "init": ("sim.project.init_cli:init_main", "infer a design (top, files, clocks, resets) and write design.toml"),
     "sim": ("sim.cli:sim_main", "simulate a design's testbench with coverage"),
     "doctor": ("sim.cli:doctor_main", "show tool paths and versions"),
     "run": ("agent.cli:run_main", "run an episode: generate/refine a testbench for one design"),
@@ -14,8 +14,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lsp": ("server.__main__:main", "start the language server on stdio"),
     "watch": ("server.watch:main", "re-simulate on file changes in a terminal"),
     "train": ("training.cli:main", "offline training pipeline stages"),
-    "export": ("training.checkpoint:main", "convert a local HF checkpoint / LoRA adapter to a quantized GGUF"),
-    "models": ("agent.models:main", "list local GGUF models (packaged short names, $BENCHWRIGHT_MODELS_DIR)"),
+    "export": ("training.export.checkpoint:main", "convert a local HF checkpoint / LoRA adapter to a quantized GGUF"),
+    "models": ("agent.llm.models:main", "list local GGUF models (packaged short names, $BENCHWRIGHT_MODELS_DIR)"),
 }
 """Command name -> (dotted entry point, one-line help)."""
 

@@ -16,8 +16,8 @@ from pygls.uris import from_fs_path
 
 from server import protocol as p
 from server.lint import LintMessage
-from sim.coverage import CoveragePoint, CoverageReport, is_unit_of
-from sim.mutants import Mutant
+from sim.mutation.mutants import Mutant
+from sim.run.coverage import CoveragePoint, CoverageReport, is_unit_of
 from sim.types import SimResult, UncoveredPoint
 
 MAX_HINT_ITEMS = 4

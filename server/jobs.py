@@ -2,7 +2,7 @@
 
 Each (design, kind) pair has one slot. Claiming a slot cancels the job holding it (its
 `threading.Event` is set, which kills the running build or simulation's process group
-through sim.process) and the new job starts only once the old one has finished, so two
+through sim.sandbox.process) and the new job starts only once the old one has finished, so two
 jobs of one kind never run on one design at the same time and a superseded job never
 publishes. The blocking work itself is in the plain functions below.
 """
@@ -21,9 +21,9 @@ from typing import TypeVar
 from agent.policy import Budget, Policy, Proposal, State
 from server.project import Project, Testbench
 from sim.errors import SimError
-from sim.evaluate import SimOptions, evaluate_files
-from sim.mutation import MutationReport
-from sim.process import Cancel
+from sim.mutation.model import MutationReport
+from sim.run.evaluate import SimOptions, evaluate_files
+from sim.sandbox.process import Cancel
 from sim.types import SimResult
 
 logger = logging.getLogger(__name__)
@@ -141,11 +141,11 @@ def simulate(project: Project, tb: Testbench, options: SimOptions, cancel: Cance
     """Simulate `tb` against the project's design with coverage (the user's own files: trusted)."""
     design = project.design
     if tb.kind == "human":
-        from sim.human import evaluate_human
+        from sim.run.human import evaluate_human
 
         return evaluate_human(design, options, cancel)
     if tb.kind == "cocotb":
-        from sim.cocotb_run import evaluate_cocotb
+        from sim.run.cocotb import evaluate_cocotb
 
         return evaluate_cocotb(design, tb.path.stem, list(tb.files), options=options, trusted=True, cancel=cancel)
     return evaluate_files(design, tb.files, None, options=options, check=False, cancel=cancel)
@@ -154,8 +154,8 @@ def simulate(project: Project, tb: Testbench, options: SimOptions, cancel: Cance
 def mutation_report(project: Project, tb: Testbench, options: SimOptions,
                     cancel: Cancel | None = None) -> MutationReport | None:
     """The mutation report of `tb` (which mutants it kills), or None when it cannot be analysed."""
-    from sim.mutation import prepare
-    from sim.mutation_tb import analyse_cocotb, analyse_files, analyse_human
+    from sim.mutation.model import prepare
+    from sim.mutation.testbench import analyse_cocotb, analyse_files, analyse_human
 
     design = project.design
     try:

@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from sim.commands import BuildSpec, verilator_lint
-from sim.messages import parse_messages
+from sim.run.commands import BuildSpec, verilator_lint
+from sim.run.messages import parse_messages
 from sim.suite import Design
 from sim.tools import Verilator, tool_env
 from sim.types import Message

@@ -2,7 +2,7 @@
 
 A design is found by searching upward from the document for a `design.toml` (stopping
 at the workspace folder); without one, the `project.filelist` setting lists the RTL;
-without that, the design is inferred from the workspace (sim.discover over the files the
+without that, the design is inferred from the workspace (sim.project.discover over the files the
 workspace index connects to the document, or over a `.f` filelist that lists it), so
 saving a submodule simulates the top containing it; when that fails, the document is a
 one-file design whose top is `project.top` or its first module. Settings add include
@@ -22,10 +22,10 @@ from pathlib import Path
 
 from server.settings import Settings
 from server.workspace_index import ModuleIndex
-from sim.discover import gather_filelist, gather_files, infer
 from sim.errors import DesignError, SimError
-from sim.filelist import read_filelist
-from sim.guard import strip_comments
+from sim.project.discover import gather_filelist, gather_files, infer
+from sim.project.filelist import read_filelist
+from sim.sandbox.guard import strip_comments
 from sim.suite import Design, design_from_files, load_design
 
 logger = logging.getLogger(__name__)
@@ -91,7 +91,7 @@ def workspace_of(path: Path, folders: list[Path]) -> Path | None:
 
 
 def parse_filelist(path: Path) -> tuple[list[Path], list[Path], list[str]]:
-    """RTL files, include dirs and defines of a Verilator/VCS-style `-f` file (sim.filelist)."""
+    """RTL files, include dirs and defines of a Verilator/VCS-style `-f` file (sim.project.filelist)."""
     if not path.is_file():
         raise FileNotFoundError(2, "filelist not found", str(path))
     fl = read_filelist(path)

@@ -22,7 +22,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from agent.llm import LLMError
+from agent.llm.completion import LLMError
 from agent.loop import (
     AgentConfig,
     EpisodeResult,
@@ -49,10 +49,10 @@ from server.server import BenchwrightServer, Outcome
 from server.settings import Settings
 from server.trust import sandbox_line, sandbox_mode, sandbox_state_for
 from sim.errors import SimError, ToolNotFoundError
-from sim.evaluate import SimOptions, tb_top_name
-from sim.lcov import write_lcov
-from sim.mutation import MutationReport
-from sim.sandbox import SandboxUnavailableError
+from sim.mutation.model import MutationReport
+from sim.run.evaluate import SimOptions, tb_top_name
+from sim.run.lcov import write_lcov
+from sim.sandbox.bwrap import SandboxUnavailableError
 from sim.tools import Verilator, find_verilator
 from sim.types import SimResult
 

@@ -42,7 +42,7 @@ Notify = Literal["off", "onError", "onWarning", "always"]
 """When the extension pops up notifications."""
 
 SandboxSetting = Literal["auto", "require", "off"]
-"""Values of `benchwright.sim.sandbox` (the names of sim.sandbox.SandboxMode)."""
+"""Values of `benchwright.sim.sandbox` (the names of sim.sandbox.bwrap.SandboxMode)."""
 
 
 @dataclass
@@ -54,7 +54,7 @@ class SimSettings:
     verilator_args: list[str] = field(default_factory=list)
     """Extra Verilator arguments for lint and builds."""
     sandbox: SandboxSetting = "auto"
-    """OS sandbox for builds and simulations (sim.sandbox): `auto` (the default) defers to
+    """OS sandbox for builds and simulations (sim.sandbox.bwrap): `auto` (the default) defers to
     `BENCHWRIGHT_SANDBOX` and otherwise uses bubblewrap when it works, falling back to the guard
     + rlimits with a note; `require` refuses to simulate without it; `off` never uses it."""
 

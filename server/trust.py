@@ -1,7 +1,7 @@
 """Workspace trust and the OS sandbox as the editor sees them: what the server refuses, and why.
 
 An untrusted workspace (initializationOptions `workspaceTrusted: false`) is linted only. Where
-simulations would run without the OS sandbox (sim.sandbox's fallback), or are refused because
+simulations would run without the OS sandbox (sim.sandbox.bwrap's fallback), or are refused because
 the sandbox is required but unavailable, `benchwright/status` carries a persistent restriction.
 """
 
@@ -12,7 +12,7 @@ import asyncio
 from server import protocol as p
 from server.server import BenchwrightServer
 from server.settings import Settings
-from sim.sandbox import (
+from sim.sandbox.bwrap import (
     SandboxMode,
     SandboxUnavailableError,
     describe,
@@ -29,7 +29,7 @@ def sandbox_mode(settings: Settings) -> SandboxMode | None:
 def sandbox_state(mode: SandboxMode | None) -> tuple[str | None, str | None]:
     """(fallback note, refusal) under `mode`: both None when commands run in the OS sandbox.
 
-    Blocking the first time (sim.sandbox probes bubblewrap once per process): call it off the loop.
+    Blocking the first time (sim.sandbox.bwrap probes bubblewrap once per process): call it off the loop.
     """
     try:
         return status_note(mode), None

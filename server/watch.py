@@ -25,10 +25,10 @@ from server.project import (
 )
 from server.settings import Settings
 from sim.errors import SimError
-from sim.evaluate import SimOptions
-from sim.inputs import load_or_infer
-from sim.lcov import write_lcov
-from sim.report import result_text
+from sim.project.inputs import load_or_infer
+from sim.run.evaluate import SimOptions
+from sim.run.lcov import write_lcov
+from sim.run.report import result_text
 from sim.types import METRICS
 
 logger = logging.getLogger(__name__)

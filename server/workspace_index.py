@@ -2,8 +2,8 @@
 
 The server asks it two questions about a saved file: which `.f` filelist lists it, and
 which files are connected to it (instantiate it, or are instantiated by it, transitively).
-Those files then go to sim.discover, where Verilator's parse decides the top. The index
-holds token-level facts (sim.hdl_scan) per file, built by one walk per workspace folder
+Those files then go to sim.project.discover, where Verilator's parse decides the top. The index
+holds token-level facts (sim.project.hdl_scan) per file, built by one walk per workspace folder
 and then updated one file at a time: a save re-scans only the saved file.
 """
 
@@ -16,10 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sim import hdl_scan
-from sim.discover import SKIP_DIRS
 from sim.errors import DesignError
-from sim.filelist import read_filelist
+from sim.project import hdl_scan
+from sim.project.discover import SKIP_DIRS
+from sim.project.filelist import read_filelist
 
 logger = logging.getLogger(__name__)
 
@@ -140,7 +140,7 @@ class ModuleIndex:
 
         A name declared in several files links to the declaration nearest the user (a
         workspace holding several copies of a design keeps them apart). Headers are left
-        out: sim.discover finds the include directories they need.
+        out: sim.project.discover finds the include directories they need.
         """
         path = path.resolve()
         with self._lock:

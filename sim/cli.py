@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from sim.errors import SimError
-from sim.evaluate import SimOptions, evaluate_files
-from sim.init_cli import add_input_args, design_from_args
-from sim.report import result_json, result_text
-from sim.sandbox import describe as describe_sandbox
+from sim.project.init_cli import add_input_args, design_from_args
+from sim.run.evaluate import SimOptions, evaluate_files
+from sim.run.report import result_json, result_text
+from sim.sandbox.bwrap import describe as describe_sandbox
 from sim.suite import Design, design_from_files
 from sim.types import METRICS, SimResult
 
@@ -56,13 +56,13 @@ def _design_of(args: argparse.Namespace) -> Design:
 def simulate(design: Design, tb: Path | None, human: bool, options: SimOptions) -> SimResult:
     """Run the testbench the arguments choose."""
     if human:
-        from sim.human import evaluate_human
+        from sim.run.human import evaluate_human
 
         return evaluate_human(design, options)
     if tb is None:
         raise SimError("give --tb FILE or --human")
     if tb.suffix == ".py":
-        from sim.cocotb_run import evaluate_cocotb
+        from sim.run.cocotb import evaluate_cocotb
 
         return evaluate_cocotb(design, tb.stem, [tb.resolve()], options=options, trusted=True)
     return evaluate_files(design, [tb.resolve()], None, options=options, check=False)
@@ -85,7 +85,7 @@ def sim_main(argv: list[str]) -> int:
         result = simulate(design, args.tb, args.human, options)
         mutation = None
         if args.mutation:
-            from sim.mutation_report import analyse_for_cli
+            from sim.mutation.report import analyse_for_cli
 
             mutation = analyse_for_cli(design, args.tb, args.human, options, args.mutants)
     except SimError as exc:
@@ -99,7 +99,7 @@ def sim_main(argv: list[str]) -> int:
         if dead is not None:
             payload["dead"] = dead
         if mutation is not None:
-            from sim.mutation_report import mutation_json
+            from sim.mutation.report import mutation_json
 
             payload["mutation"] = mutation_json(mutation)
         sys.stdout.write(json.dumps(payload, indent=1) + "\n")
@@ -108,7 +108,7 @@ def sim_main(argv: list[str]) -> int:
         if dead is not None:
             sys.stdout.write(_dead_text(dead))
         if mutation is not None:
-            from sim.mutation_report import mutation_text
+            from sim.mutation.report import mutation_text
 
             sys.stdout.write(mutation_text(mutation) + "\n")
     return 0 if result.status.value == "ok" else 1
@@ -116,13 +116,13 @@ def sim_main(argv: list[str]) -> int:
 
 def _dead_report(design: Design, result: SimResult) -> dict[str, Any]:
     """The `--dead` section: unreachable points with reasons, coverage over the rest, waiver lines."""
-    from sim.dead_points import (
+    from sim.analysis.dead_points import (
         dead_points,
         elaborated_facts,
         reachable_percents,
         waiver_lines,
     )
-    from sim.design import read_tree
+    from sim.analysis.interface import read_tree
 
     if result.coverage is None:
         return {"points": [], "reachable": {}, "waivers": "", "note": "no coverage to classify"}

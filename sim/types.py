@@ -128,7 +128,7 @@ class SimResult:
     cached: bool = False
     """True when the build came from the content-hash cache."""
     report: Any = None
-    """The DUT-restricted `sim.coverage.CoverageReport` (for merging trials); None without coverage."""
+    """The DUT-restricted `sim.run.coverage.CoverageReport` (for merging trials); None without coverage."""
     extra: dict[str, object] = field(default_factory=dict)
     """Free-form diagnostics (command lines, tool version)."""
 

@@ -81,8 +81,8 @@ def tiny_artifacts(tmp_path_factory: pytest.TempPathFactory) -> TinyArtifacts:
     pytest.importorskip("llama_cpp", reason="needs the llama extra (llama-cpp-python)")
     import torch
 
-    from training.gguf import convert_to_gguf, converter_dir, quantize
-    from training.tiny import make_tiny_model
+    from training.export.gguf import convert_to_gguf, converter_dir, quantize
+    from training.sft.tiny import make_tiny_model
 
     try:
         converter_dir()

@@ -79,12 +79,12 @@ class Run:
         base = self.out / "base"
         if self.cfg.model.kind == "gguf":
             if not (base / "config.json").is_file():
-                from training.gguf_base import dequantize_to_hf
+                from training.sft.gguf_base import dequantize_to_hf
 
                 dequantize_to_hf(self.cfg.model.gguf, base, threads=self.cfg.sft.threads)
             return base
         if not (base / "config.json").is_file():
-            from training.tiny import make_tiny_model
+            from training.sft.tiny import make_tiny_model
 
             m = self.cfg.model
             make_tiny_model(base, arch=m.arch, hidden=m.hidden, layers=m.layers, vocab_size=m.vocab_size, seed=m.seed)
@@ -111,7 +111,7 @@ class Run:
 
     def data(self) -> dict[str, Any]:
         """Load, filter, split, decontaminate."""
-        from training.designs import prepare
+        from training.data.designs import prepare
         from training.meta import write_dir_meta
 
         out = self.out / "data"
@@ -121,20 +121,20 @@ class Run:
 
     def stage0(self) -> dict[str, Any]:
         """Teacher trajectories, curated."""
-        from training.synth import run_stage0
+        from training.data.synth import run_stage0
 
         return _brief(run_stage0(self.cfg, self.out, workers=self.workers, ray=self.ray))
 
     def sample(self, stage: int, model: Path | None = None) -> dict[str, Any]:
         """Student rollouts + worst-state selection."""
-        from training.synth import run_sample
+        from training.data.synth import run_sample
 
         return run_sample(self.cfg, self.out, stage, model or self.gguf(stage - 1), workers=self.workers,
                           ray=self.ray)
 
     def synth(self, stage: int, model: Path | None = None) -> dict[str, Any]:
         """Corrective transitions from the selected states."""
-        from training.synth import run_synth, student_spec, teacher_spec
+        from training.data.synth import run_synth, student_spec, teacher_spec
 
         if stage == 1:
             spec = teacher_spec(self.cfg.teacher)
@@ -144,7 +144,7 @@ class Run:
 
     def sft(self, stage: int, dry_run: bool = False) -> dict[str, Any]:
         """LoRA SFT of stage `stage` from the previous checkpoint."""
-        from training import sft
+        from training.sft import train as sft
 
         data = [self.out / f"stage{stage}" / "data.jsonl"]
         if dry_run:
@@ -159,7 +159,7 @@ class Run:
 
     def export(self, stage: int) -> dict[str, Any]:
         """GGUF + quantization + parity."""
-        from training.export import export_model
+        from training.export.model import export_model
 
         s = export_model(self.out / f"sft{stage}" / "merged", self.out / f"export{stage}", self.cfg.export,
                          config=self.cfg_dict())

@@ -107,7 +107,7 @@ class StageConfig:
 class ModelConfig:
     """The student's base model."""
 
-    kind: str = _f("tiny", "`tiny` (created in code by training.tiny), `path` (a local HF model directory) "
+    kind: str = _f("tiny", "`tiny` (created in code by training.sft.tiny), `path` (a local HF model directory) "
                            "or `gguf` (a GGUF dequantised into transformers, e.g. smollm2-135m)")
     """How the base model is obtained."""
     path: str = _f("", "local HF model directory (kind = path), e.g. /models/Qwen3-4B-Instruct-2507")
@@ -208,7 +208,7 @@ class EvalConfig:
 
 @dataclass
 class PromptConfig:
-    """Caps of the rendered prompts (agent.prompting.PromptLimits) used for training records and the student."""
+    """Caps of the rendered prompts (agent.llm.prompting.PromptLimits) used for training records and the student."""
 
     max_rtl_chars: int = _f(60_000, "RTL characters in the context")
     """RTL cap."""
@@ -222,12 +222,12 @@ class PromptConfig:
     """Error cap."""
     max_log_lines: int = _f(40, "log lines shown for a failed run")
     """Log cap."""
-    compact_targets: bool = _f(False, "write the heuristic teacher's replay testbenches compactly in SFT records (training.compact)")
+    compact_targets: bool = _f(False, "write the heuristic teacher's replay testbenches compactly in SFT records (training.data.compact)")
     """Compact replay tables in records (same stimulus, about a third of the tokens)."""
 
     def limits(self) -> Any:
-        """As agent.prompting.PromptLimits."""
-        from agent.prompting import PromptLimits
+        """As agent.llm.prompting.PromptLimits."""
+        from agent.llm.prompting import PromptLimits
 
         return PromptLimits(max_rtl_chars=self.max_rtl_chars, max_spec_chars=self.max_spec_chars,
                             max_testbench_chars=self.max_testbench_chars, max_uncovered=self.max_uncovered,
@@ -381,7 +381,7 @@ def load_config(path: Path | str | None, overrides: list[str] | tuple[str, ...] 
 
 def validate(cfg: TrainConfig) -> None:
     """Fail early, naming the offending values."""
-    from training.gguf import OUTTYPES, QTYPES
+    from training.export.gguf import OUTTYPES, QTYPES
 
     if cfg.model.kind not in ("tiny", "path", "gguf"):
         raise ConfigError(f"model.kind={cfg.model.kind!r}: expected 'tiny', 'path' or 'gguf'")

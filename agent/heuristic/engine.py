@@ -28,9 +28,9 @@ from agent.heuristic.search import (
 from agent.heuristic.spec_hints import mine_spec
 from agent.heuristic.stimulus import Hints, Layout, Step
 from agent.policy import Budget, Proposal, State
-from sim.design import DesignInterface, read_interface
+from sim.analysis.interface import DesignInterface, read_interface
 from sim.errors import DesignError
-from sim.evaluate import SimOptions, build_sv, evaluate_sv
+from sim.run.evaluate import SimOptions, build_sv, evaluate_sv
 from sim.suite import Design
 from sim.types import SimResult, Status, UncoveredPoint
 
@@ -237,7 +237,7 @@ def mutation_phase(design: Design, layout: Layout, result: SearchResult, run: Ca
     stimulus once so the reported coverage is the kept stimulus's own.
     """
     from agent.heuristic import mutation_objective as mo
-    from sim.mutation import DEFAULT_CAP
+    from sim.mutation.model import DEFAULT_CAP
 
     mh = mo.build_mutant_harness(design, layout, cap=cap if cap is not None else DEFAULT_CAP, options=options)
     if isinstance(mh, str):
@@ -301,7 +301,7 @@ class _EnginePolicy:
         self.objective = objective
         """`coverage`, or `coverage+mutation` (also keep stimulus that kills mutants)."""
         self.mutation_cap = mutation_cap
-        """Most mutants the mutation objective aims at (None: sim.mutation.DEFAULT_CAP)."""
+        """Most mutants the mutation objective aims at (None: sim.mutation.model.DEFAULT_CAP)."""
         self.last_report: EngineReport | None = None
         """Report of the latest propose() (for benches and tests)."""
 

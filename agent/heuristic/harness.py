@@ -21,7 +21,7 @@ from agent.heuristic.stimulus import (
     Signal,
     Step,
 )
-from sim.design import DesignInterface
+from sim.analysis.interface import DesignInterface
 from sim.suite import Design
 
 STIM_FILE = "stim.txt"

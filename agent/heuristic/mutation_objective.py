@@ -1,6 +1,6 @@
 """The `coverage+mutation` objective: after the coverage search, keep stimulus that kills mutants.
 
-The design's batched mutant model (sim.mutation) is built once with the engine's
+The design's batched mutant model (sim.mutation.model) is built once with the engine's
 data-driven harness, so the kept stimulus can be run on the original and on every mutant
 without rebuilding. `hunt` grows the kept stimulus the way the coverage search does, but a
 candidate is kept when it kills a mutant still alive, and the hints are steered toward the
@@ -15,13 +15,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from agent.heuristic import generators as gen
 from agent.heuristic import harness as hx
 from agent.heuristic import stimulus as st
 from agent.heuristic.search import ARMS, _Bandit, propose
 from agent.heuristic.stimulus import Hints, Layout, Segment, Step
 from sim.errors import SimError
-from sim.evaluate import BuiltTestbench, SimOptions
-from sim.mutation import (
+from sim.mutation.model import (
     DEFAULT_CAP,
     MutantModel,
     MutationReport,
@@ -31,7 +31,8 @@ from sim.mutation import (
     prepare,
     run_one,
 )
-from sim.mutation_tb import build_sv_model
+from sim.mutation.testbench import build_sv_model
+from sim.run.evaluate import BuiltTestbench, SimOptions
 from sim.suite import Design
 from sim.types import SimResult, UncoveredPoint
 
@@ -146,12 +147,12 @@ def candidate(rng: random.Random, arm: str, layout: Layout, hints: Hints, kept: 
     resets = any(f.reset for f in layout.fields)
     if resets and rng.random() < IDLE_P:
         idle = (*st.reset_steps(layout, rng.randint(1, 3)), Step(layout.idle, rng.choice((2, 5, 20))))
-        tail = st.random_segment(rng, layout, max(0, min(room - len(idle), 40)), label="mixed random", hints=hints,
+        tail = gen.random_segment(rng, layout, max(0, min(room - len(idle), 40)), label="mixed random", hints=hints,
                                 p_palette=0.5, p_hold=0.3)
         return Segment("reset, idle, mixed random", (idle + tail.steps)[:room])
-    seg = st.quieten(rng, layout, hints, propose(rng, arm, layout, hints, kept, room))
+    seg = gen.quieten(rng, layout, hints, propose(rng, arm, layout, hints, kept, room))
     if resets and rng.random() < RESTART_P and seg.steps[:1] != st.reset_steps(layout, 1)[:1]:
-        seg = st.with_reset(layout, seg, rng)
+        seg = gen.with_reset(layout, seg, rng)
     return Segment(seg.label, seg.steps[:room])
 
 

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from agent.heuristic import generators as gen
 from agent.heuristic import stimulus as st
 from agent.heuristic.stimulus import Hints, Layout, Segment, Step
 from sim.types import SimResult, Status, UncoveredPoint
@@ -179,14 +180,14 @@ def first_segment(rng: random.Random, layout: Layout, hints: Hints, strategy: st
     A design with writable tables or registers gets them written first, right after reset.
     """
     if strategy == "random":
-        return st.random_segment(rng, layout, random_len, label="uniform random", reset_first=reset,
+        return gen.random_segment(rng, layout, random_len, label="uniform random", reset_first=reset,
                                  random_resets=not reset)
-    corner = st.corner_segment(layout, hints)
-    walk = st.walk_segment(layout)
-    mixed = st.random_segment(rng, layout, 150, hints=hints, p_palette=0.4, p_hold=0.3)
-    slow = st.slow_segment(rng, layout, hints, 40)
+    corner = gen.corner_segment(layout, hints)
+    walk = gen.walk_segment(layout)
+    mixed = gen.random_segment(rng, layout, 150, hints=hints, p_palette=0.4, p_hold=0.3)
+    slow = gen.slow_segment(rng, layout, hints, 40)
     # Tables and configuration first, so everything after them runs on written storage.
-    setup = st.setup_segment(rng, layout, hints, 0, pattern="ramp").steps if hints.writes else ()
+    setup = gen.setup_segment(rng, layout, hints, 0, pattern="ramp").steps if hints.writes else ()
     steps = st.reset_steps(layout, 3) + setup + corner.steps + walk.steps + mixed.steps + slow.steps
     written = ", write tables and registers" if setup else ""
     return Segment(f"reset{written}, corner values, walking bits, mixed random, slow serial", steps)
@@ -198,40 +199,40 @@ def propose(rng: random.Random, arm: str, layout: Layout, hints: Hints, kept: Se
     n = max(4, min(room, rng.choice((16, 40, 100, 250))))
     seg: Segment
     if arm == "uniform":
-        seg = st.random_segment(rng, layout, n, label="uniform random")
+        seg = gen.random_segment(rng, layout, n, label="uniform random")
     elif arm == "hold":
-        seg = st.hold_segment(rng, layout, hints, n=rng.randint(1, 4))
+        seg = gen.hold_segment(rng, layout, hints, n=rng.randint(1, 4))
     elif arm == "handshake" and hints.handshake:
-        seg = st.handshake_segment(rng, layout, hints, n)
+        seg = gen.handshake_segment(rng, layout, hints, n)
     elif arm == "slow":
-        seg = st.slow_segment(rng, layout, hints, n)
+        seg = gen.slow_segment(rng, layout, hints, n)
     elif arm == "sequence":
-        seg = st.sequence_segment(rng, layout, hints, n)
+        seg = gen.sequence_segment(rng, layout, hints, n)
     elif arm == "steer" and hints.focus:
-        seg = st.random_segment(rng, layout, n, label="steered to uncovered conditions", hints=hints,
+        seg = gen.random_segment(rng, layout, n, label="steered to uncovered conditions", hints=hints,
                                 p_palette=0.8, p_hold=0.4, max_cycles=3)
     elif arm == "toggle" and hints.toggles:
         targets = list(hints.toggles)
         rng.shuffle(targets)
-        seg = st.toggle_segment(rng, layout, targets[: max(1, room // 8)])
+        seg = gen.toggle_segment(rng, layout, targets[: max(1, room // 8)])
     elif arm == "mutate" and kept:
-        seg = st.mutate_segment(rng, rng.choice(list(kept)), layout, hints, rate=rng.choice((0.05, 0.15, 0.3)))
+        seg = gen.mutate_segment(rng, rng.choice(list(kept)), layout, hints, rate=rng.choice((0.05, 0.15, 0.3)))
     elif arm == "splice" and len(kept) >= 2:
         a, b = rng.sample(list(kept), 2)
-        seg = st.splice(rng, a, b)
+        seg = gen.splice(rng, a, b)
     elif arm == "setup" and hints.writes:
-        seg = st.setup_segment(rng, layout, hints, rng.choice((40, 100, 250)))
+        seg = gen.setup_segment(rng, layout, hints, rng.choice((40, 100, 250)))
     elif arm == "expr" and hints.combos:
-        seg = st.combo_segment(rng, layout, hints, n)
+        seg = gen.combo_segment(rng, layout, hints, n)
     elif arm == "rereset":
-        seg = st.random_segment(rng, layout, n, label="mixed random with mid-run resets", hints=hints,
+        seg = gen.random_segment(rng, layout, n, label="mixed random with mid-run resets", hints=hints,
                                 p_palette=0.4, p_hold=0.3, p_reset=0.03, max_cycles=2)
     else:
-        seg = st.random_segment(rng, layout, n, label="mixed random", hints=hints,
+        seg = gen.random_segment(rng, layout, n, label="mixed random", hints=hints,
                                 p_palette=rng.choice((0.2, 0.5, 0.8)), p_hold=rng.choice((0.0, 0.3, 0.7)),
                                 max_cycles=rng.choice((1, 1, 2, 4)))
     if any(f.reset for f in layout.fields) and rng.random() < 0.3:
-        seg = st.with_reset(layout, seg, rng)
+        seg = gen.with_reset(layout, seg, rng)
     if len(seg.steps) > room:
         seg = Segment(seg.label, seg.steps[:room])
     return seg
@@ -294,7 +295,7 @@ def search(layout: Layout, run: Runner, *, hints: Hints, config: SearchConfig = 
             break
         if plain:
             arm = "uniform"
-            cand = st.random_segment(rng, layout, min(room, config.plain_len), label="plain uniform random",
+            cand = gen.random_segment(rng, layout, min(room, config.plain_len), label="plain uniform random",
                                      random_resets=not config.random_reset)
         elif best is None:
             arm = "first"
@@ -302,7 +303,7 @@ def search(layout: Layout, run: Runner, *, hints: Hints, config: SearchConfig = 
             cand = Segment(cand.label, cand.steps[:room])
         elif config.strategy == "random":
             arm = "uniform"
-            cand = st.random_segment(rng, layout, min(room, config.random_len), label="uniform random",
+            cand = gen.random_segment(rng, layout, min(room, config.random_len), label="uniform random",
                                      random_resets=not config.random_reset)
         else:
             arm = bandit.pick(rng, hints)
@@ -310,7 +311,7 @@ def search(layout: Layout, run: Runner, *, hints: Hints, config: SearchConfig = 
         if kept_cycles + cand.cycles > config.max_cycles:
             cand = Segment(cand.label, tuple(Step(s.values, 1) for s in cand.steps))
         if rng.random() >= LOUD_SHARE:
-            cand = st.quieten(rng, layout, hints, cand)
+            cand = gen.quieten(rng, layout, hints, cand)
         prefix = () if plain else st.flatten(kept)
         result = run(prefix + cand.steps)
         if result.status == Status.RUNTIME_ERROR and not should_stop():

@@ -14,8 +14,8 @@ from dataclasses import replace
 
 from agent.heuristic.spec_hints import SpecValues
 from agent.heuristic.stimulus import Field, Hints, Layout, is_handshake, make_palette
-from sim.design import ALL_KEY, Condition, DesignInterface
-from sim.expr_points import literal, split_terms
+from sim.analysis.expr_points import literal, split_terms
+from sim.analysis.interface import ALL_KEY, Condition, DesignInterface
 from sim.types import UncoveredPoint
 
 TOGGLE_RE = re.compile(r"^(?P<name>[A-Za-z_][\w$]*)(?P<idx>(?:\[\d+\])*):[01]->[01]$")

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from agent.heuristic import generators as gen
 from agent.heuristic import search as se
 from agent.heuristic import steer as sr
-from agent.heuristic import stimulus as st
 from agent.heuristic.spec_hints import literals, mine_spec
 from agent.heuristic.stimulus import Field, Hints, Layout
-from sim.expr_points import split_terms
-from sim.write_ports import WritePort
+from sim.analysis.expr_points import split_terms
+from sim.analysis.write_ports import WritePort
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -37,21 +37,21 @@ def col(name: str) -> int:
 
 def test_pattern_values_span_the_range_and_flip_every_bit() -> None:
     rng = random.Random(0)
-    ramp = [st.pattern_value("ramp", k, 4, 8, rng) for k in range(4)]
+    ramp = [gen.pattern_value("ramp", k, 4, 8, rng) for k in range(4)]
     assert ramp[0] == 0
     assert ramp[-1] == 0xFF
     assert ramp == sorted(ramp)
-    assert [st.pattern_value("ramp-down", k, 4, 8, rng) for k in range(4)] == ramp[::-1]
-    recip = [st.pattern_value("reciprocal", k, 4, 8, rng) for k in range(4)]
+    assert [gen.pattern_value("ramp-down", k, 4, 8, rng) for k in range(4)] == ramp[::-1]
+    recip = [gen.pattern_value("reciprocal", k, 4, 8, rng) for k in range(4)]
     assert recip == [0xFF, 128, 85, 64]
-    checker = {st.pattern_value("checker", k, 4, 8, rng) for k in range(2)}
+    checker = {gen.pattern_value("checker", k, 4, 8, rng) for k in range(2)}
     assert checker == {0x55, 0xAA}
-    assert st.pattern_value("palette", 3, 4, 8, rng, (7, 9)) == 9
+    assert gen.pattern_value("palette", 3, 4, 8, rng, (7, 9)) == 9
 
 
 def test_setup_segment_writes_each_entry_then_streams_with_writes_idle() -> None:
     hints = Hints(palettes={f.name: () for f in LAYOUT.fields}, writes=(TABLE, CONTROL))
-    seg = st.setup_segment(random.Random(1), LAYOUT, hints, 200, pattern="ramp")
+    seg = gen.setup_segment(random.Random(1), LAYOUT, hints, 200, pattern="ramp")
     writes = list(seg.steps[:5])
     assert [s.values[col("cfg_addr")] for s in writes] == [0, 1, 2, 3, 0x100]
     assert all(s.values[col("cfg_we")] == 1 for s in writes)
@@ -104,7 +104,7 @@ def test_expression_terms_on_registers_steer_their_upstream_inputs() -> None:
 
 def test_combo_segment_applies_wanted_terms() -> None:
     hints = Hints(palettes={f.name: () for f in LAYOUT.fields}, combos=((("valid_in", 1, 1), ("r", 0xF0, 0xA0)),))
-    seg = st.combo_segment(random.Random(3), LAYOUT, hints, 100)
+    seg = gen.combo_segment(random.Random(3), LAYOUT, hints, 100)
     hits = [s for s in seg.steps if s.values[col("valid_in")] == 1 and s.values[col("r")] & 0xF0 == 0xA0]
     assert len(hits) >= 50
 

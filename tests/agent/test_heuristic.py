@@ -5,12 +5,13 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from agent.heuristic import generators as gn
 from agent.heuristic import harness as hx
 from agent.heuristic import steer as sr
 from agent.heuristic import stimulus as st
 from agent.heuristic.search import SearchConfig, search
 from agent.heuristic.stimulus import Clock, Field, Hints, Layout, Segment, Signal, Step
-from sim.design import Condition, DesignInterface, Port
+from sim.analysis.interface import Condition, DesignInterface, Port
 from sim.suite import Design, Reset
 from sim.types import CoverageSummary, MetricSummary, SimResult, Status, UncoveredPoint
 
@@ -69,11 +70,11 @@ def test_generators_are_seeded_and_in_range() -> None:
     layout = _layout()
     hints = Hints(palettes={"s": (0x80, 0x7F)}, handshake=("en",))
     gens = [
-        lambda r: st.random_segment(r, layout, 50, hints=hints, p_palette=0.5, p_hold=0.3, p_reset=0.1, max_cycles=3),
-        lambda r: st.hold_segment(r, layout, hints),
-        lambda r: st.handshake_segment(r, layout, hints, 30),
-        lambda r: st.sequence_segment(r, layout, hints, 30),
-        lambda r: st.toggle_segment(r, layout, [("wide", 99), ("s", 7)]),
+        lambda r: gn.random_segment(r, layout, 50, hints=hints, p_palette=0.5, p_hold=0.3, p_reset=0.1, max_cycles=3),
+        lambda r: gn.hold_segment(r, layout, hints),
+        lambda r: gn.handshake_segment(r, layout, hints, 30),
+        lambda r: gn.sequence_segment(r, layout, hints, 30),
+        lambda r: gn.toggle_segment(r, layout, [("wide", 99), ("s", 7)]),
     ]
     for gen in gens:
         a, b = gen(random.Random(7)), gen(random.Random(7))
@@ -87,7 +88,7 @@ def test_generators_are_seeded_and_in_range() -> None:
 
 def test_plain_random_keeps_reset_released() -> None:
     layout = _layout()
-    seg = st.random_segment(random.Random(1), layout, 100, reset_first=True)
+    seg = gn.random_segment(random.Random(1), layout, 100, reset_first=True)
     assert seg.steps[0].values[0] == 0  # asserted (active low)
     assert all(s.values[0] == 1 for s in seg.steps[2:])
 
@@ -224,7 +225,7 @@ def test_render_cocotb_is_valid_python() -> None:
 
 def test_slow_segment_holds_wide_fields() -> None:
     layout = _layout()
-    seg = st.slow_segment(random.Random(3), layout, Hints(), 20)
+    seg = gn.slow_segment(random.Random(3), layout, Hints(), 20)
     wide = {s.values[2] for s in seg.steps}
     assert len(wide) == 1
     assert {s.values[1] for s in seg.steps} <= {0, 1}
@@ -232,8 +233,8 @@ def test_slow_segment_holds_wide_fields() -> None:
 
 def test_quieten_and_step_at() -> None:
     layout = _layout()
-    seg = st.random_segment(random.Random(2), layout, 200)
-    quiet = st.quieten(random.Random(2), layout, Hints(quiet=("en",)), seg)
+    seg = gn.random_segment(random.Random(2), layout, 200)
+    quiet = gn.quieten(random.Random(2), layout, Hints(quiet=("en",)), seg)
     assert sum(s.values[1] for s in quiet.steps) < sum(s.values[1] for s in seg.steps)
     steps = [Step(layout.idle, 2), Step(layout.idle, 3)]
     assert st.step_at(layout, steps, 0) == 0

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
-from agent.grammar import grammar_text, make_grammar
-from agent.llm import LlamaPolicy, LLMError, MissingExtraError, ModelFileError
-from agent.parse import format_response, parse_response
+from agent.llm.completion import LLMError, MissingExtraError, ModelFileError
+from agent.llm.grammar import grammar_text, make_grammar
+from agent.llm.parse import format_response, parse_response
+from agent.llm.policy import LlamaPolicy
+from agent.llm.prompting import render_context
 from agent.policy import Budget, State, get_policy
-from agent.prompting import render_context
 from sim.suite import Design
 from sim.types import CoverageSummary, MetricSummary, SimResult, Status
 
@@ -221,7 +222,7 @@ def test_max_tokens_holds_on_incomplete_utf8(policy: Any) -> None:
     """llama-cpp-python skips max_tokens while the text ends mid UTF-8; our guard does not."""
     import numpy as np
 
-    from agent.backends.llama_backend import max_tokens_guard
+    from agent.llm.llama_backend import max_tokens_guard
 
     llm = policy.backend.llm
     lead = next(t for t in range(llm.n_vocab()) if llm.detokenize([t]) == b"\xe0")

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import EndpointError, MissingExtraError, OpenAIPolicy
+from agent.llm.completion import EndpointError, MissingExtraError
+from agent.llm.policy import OpenAIPolicy
 from agent.policy import Budget, State, get_policy
 from sim.suite import Design
 

@@ -15,10 +15,10 @@ pytest.importorskip("llama_cpp", reason="needs the llama extra (llama-cpp-python
 
 import jinja2
 
+from agent.llm.models import PACKAGED, installed_path
+from agent.llm.prompting import PromptLimits
 from agent.loop import AgentConfig, run_episode
-from agent.models import PACKAGED, installed_path
 from agent.policy import get_policy
-from agent.prompting import PromptLimits
 from sim.suite import load_design
 from sim.types import Status
 

@@ -10,7 +10,7 @@ import pytest
 
 from agent.loop import AgentConfig, EpisodeStatus, done, is_better, rank, run_episode
 from agent.policy import Budget, Proposal, State, get_policy
-from sim.evaluate import SimOptions
+from sim.run.evaluate import SimOptions
 from sim.suite import load_design
 from sim.types import CoverageSummary, MetricSummary, SimResult, Status
 
@@ -109,7 +109,7 @@ def test_unknown_policy_name() -> None:
 
 @pytest.mark.simulator_required
 def test_heuristic_beats_human_tb_on_example(tmp_path: Path) -> None:
-    from sim.human import evaluate_human
+    from sim.run.human import evaluate_human
 
     design = load_design(EXAMPLE)
     opts = SimOptions(cache_dir=tmp_path / "cache")
@@ -124,7 +124,7 @@ def test_heuristic_beats_human_tb_on_example(tmp_path: Path) -> None:
 @pytest.mark.simulator_required
 def test_cocotb_companion_reproduces_sv_coverage(tmp_path: Path) -> None:
     """The heuristic's cocotb rendering of the best stimulus is guarded, runs, and matches."""
-    from sim.cocotb_run import evaluate_cocotb
+    from sim.run.cocotb import evaluate_cocotb
 
     design = load_design(EXAMPLE)
     opts = SimOptions(cache_dir=tmp_path / "cache")

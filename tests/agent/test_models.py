@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent import models
-from agent.models import (
+from agent.llm import models
+from agent.llm.models import (
     PACKAGED,
     ModelNotInstalledError,
     PackagedModel,

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.mutation_bench import SOURCES, combine, markdown_table, rescore, summarize
+from agent.heuristic.mutation_bench import (
+    SOURCES,
+    combine,
+    markdown_table,
+    rescore,
+    summarize,
+)
 
 
 def _row(name: str, scores: dict[str, float | None], cost: float = 1.0) -> dict[str, Any]:

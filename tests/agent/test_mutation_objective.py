@@ -16,8 +16,8 @@ from agent.heuristic.mutation_objective import build_mutant_harness, hunt, score
 from agent.heuristic.search import SearchConfig
 from agent.heuristic.stimulus import Field, Hints, Layout, Segment, Step
 from agent.policy import Budget
-from sim.design import read_interface
-from sim.evaluate import SimOptions
+from sim.analysis.interface import read_interface
+from sim.run.evaluate import SimOptions
 from sim.suite import Design, load_design
 
 LAYOUT = Layout("m", "dut", (Field("rst", 1, reset=True), Field("a", 4)), ())

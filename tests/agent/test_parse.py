@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.parse import (
+from agent.llm.parse import (
     FormatError,
     ParsedTB,
     format_response,

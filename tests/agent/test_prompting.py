@@ -6,8 +6,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from agent.policy import State
-from agent.prompting import (
+from agent.llm.prompting import (
     DEFAULT_LIMITS,
     Instruction,
     PromptLimits,
@@ -17,6 +16,7 @@ from agent.prompting import (
     render_prefix_messages,
     system_prompt,
 )
+from agent.policy import State
 from sim.suite import Design
 from sim.types import (
     CoverageSummary,
@@ -26,7 +26,7 @@ from sim.types import (
     Status,
     UncoveredPoint,
 )
-from training.tiny import CHATML_TEMPLATE
+from training.sft.tiny import CHATML_TEMPLATE
 
 TB = "module tb_counter;\n  counter dut (.clk(clk), .rst_n(rst_n), .en(en), .q(q));\nendmodule\n"
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from conftest import REPO, children_of, lingering, requires_verilator
 
-from sim.coverage import parse_coverage, read_coverage
 from sim.errors import CoverageParseError, DesignError, ToolNotFoundError
-from sim.evaluate import SimOptions, evaluate_files, evaluate_sv
+from sim.run.coverage import parse_coverage, read_coverage
+from sim.run.evaluate import SimOptions, evaluate_files, evaluate_sv
 from sim.suite import load_design
 from sim.tools import find_verilator
 
@@ -211,7 +211,7 @@ def test_verilator_killed_mid_build_by_timeout(tmp_path: Path, counter, figures)
 
 
 def test_verilator_killed_mid_build_by_cancel(tmp_path: Path, counter, figures) -> None:
-    from sim.evaluate import build
+    from sim.run.evaluate import build
 
     figures.add("bad_input_tried")
     (tmp_path / "bin").mkdir()

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import Completion, EndpointError, LLMPolicy, ModelFileError
+from agent.llm.completion import Completion, EndpointError, ModelFileError
+from agent.llm.policy import LLMPolicy
 from agent.loop import AgentConfig, EpisodeStatus, run_episode
 from agent.policy import Budget, State
 
@@ -19,7 +20,7 @@ from agent.policy import Budget, State
 @pytest.mark.parametrize("how", ["random", "empty", "magic_only", "directory"])
 def test_corrupt_gguf_is_a_model_file_error(how: str, tmp_path: Path, figures) -> None:
     pytest.importorskip("llama_cpp")
-    from agent.llm import LlamaPolicy
+    from agent.llm.policy import LlamaPolicy
 
     figures.add("bad_input_tried")
     path = tmp_path / "model.gguf"
@@ -39,7 +40,7 @@ def test_corrupt_gguf_is_a_model_file_error(how: str, tmp_path: Path, figures) -
 
 
 def test_truncated_real_gguf_is_a_model_file_error(tiny_gguf: Path, tmp_path: Path, figures) -> None:
-    from agent.llm import LlamaPolicy
+    from agent.llm.policy import LlamaPolicy
 
     figures.add("bad_input_tried")
     cut = tmp_path / "cut.gguf"
@@ -149,7 +150,7 @@ def stub(request: pytest.FixtureRequest) -> Iterator[Stub]:
                          indirect=["stub"], ids=["http-500", "timeout"])
 def test_openai_endpoint_failure_is_a_clear_error(stub: Stub, needle: str, counter, figures) -> None:
     pytest.importorskip("openai")
-    from agent.llm import OpenAIPolicy
+    from agent.llm.policy import OpenAIPolicy
 
     figures.add("bad_input_tried")
     policy = OpenAIPolicy(stub.url, "m", timeout_s=0.5, max_retries=1, backoff_s=0.01)

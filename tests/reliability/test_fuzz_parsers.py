@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.parse import FormatError, parse_response
-from sim.coverage import HEADER, parse_coverage, parse_waivers
+from agent.llm.parse import FormatError, parse_response
 from sim.errors import CoverageParseError, DesignError
-from sim.guard import check_cocotb, check_sv, strip_comments, sv_unescape
-from sim.messages import parse_messages
+from sim.run.coverage import HEADER, parse_coverage, parse_waivers
+from sim.run.messages import parse_messages
+from sim.sandbox.guard import check_cocotb, check_sv, strip_comments, sv_unescape
 from sim.suite import parse_design
 
 MAX_EXAMPLES = 400

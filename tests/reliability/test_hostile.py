@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import CORPUS, Jail, requires_verilator
 
-from sim.evaluate import SimOptions, evaluate_sv
+from sim.run.evaluate import SimOptions, evaluate_sv
 
 pytestmark = [pytest.mark.simulator_required, requires_verilator]
 
@@ -70,7 +70,7 @@ COCOTB_BUILD = {"done": False}
 
 @pytest.mark.parametrize("case", COCOTB_CASES, ids=[p.stem for p in COCOTB_CASES])
 def test_hostile_cocotb_is_contained(case: Path, counter, jail: Jail, rel_cache: Path, figures) -> None:
-    from sim.cocotb_run import evaluate_cocotb
+    from sim.run.cocotb import evaluate_cocotb
 
     kind, statuses, needle = expectation(case)
     figures.add("hostile_cocotb_tried")
@@ -90,7 +90,7 @@ def test_hostile_cocotb_is_contained(case: Path, counter, jail: Jail, rel_cache:
 @pytest.mark.parametrize("name", ["../escape.py", "/tmp/abs.py", "json.py", "sitecustomize.py", "cocotb.py",
                                   ".hidden.py", "sub/dir.py"])
 def test_hostile_cocotb_file_names_are_refused(name: str, counter, jail: Jail, rel_cache: Path, figures) -> None:
-    from sim.cocotb_run import evaluate_cocotb
+    from sim.run.cocotb import evaluate_cocotb
 
     figures.add("hostile_cocotb_tried")
     body = "import cocotb\n\n@cocotb.test()\nasync def t(dut):\n    pass\n"
@@ -109,7 +109,7 @@ def test_sandbox_hook_refuses_os_access_in_a_real_interpreter(tmp_path: Path, ja
     import subprocess
     import sys
 
-    from sim.cocotb_run import SANDBOX_DIR
+    from sim.sandbox.guard import COCOTB_AUDIT_SITE as SANDBOX_DIR
 
     probes = {
         "system": "import os; os.system('touch {s}')",

@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 from conftest import COUNTER_RTL, lingering, requires_verilator
 
-from sim.sandbox import SandboxMode, probe
+from sim.sandbox.bwrap import SandboxMode, probe
 
 pytestmark = [pytest.mark.simulator_required, requires_verilator]
 
@@ -247,8 +247,8 @@ def test_generated_testbench_via_bench_is_contained(canaries: Canaries, tmp_path
 
 def test_training_fan_out_is_contained(canaries: Canaries, tmp_path: Path, figures, monkeypatch) -> None:
     pytest.importorskip("openai", reason="needs the openai extra")
+    from training.data.synth import EpisodeJob, PolicySpec, teacher_episode
     from training.fanout import fan_out
-    from training.synth import EpisodeJob, PolicySpec, teacher_episode
 
     design = counter_design(tmp_path / "ws")
     monkeypatch.setenv("HOME", str(canaries.home))  # spawned workers inherit the environment
@@ -300,8 +300,8 @@ async def test_escape(dut):
 
 def test_trusted_cocotb_has_no_network_and_no_files(canaries: Canaries, tmp_path: Path, figures,
                                                     monkeypatch) -> None:
-    from sim.cocotb_run import evaluate_cocotb
-    from sim.evaluate import SimOptions
+    from sim.run.cocotb import evaluate_cocotb
+    from sim.run.evaluate import SimOptions
     from sim.suite import load_design
 
     design = load_design(counter_design(tmp_path / "ws"))
@@ -449,7 +449,7 @@ def test_fallback_is_stated_and_require_refuses(tmp_path: Path) -> None:
 
 
 def test_bwrap_command_line_binds_parents_first(tmp_path: Path) -> None:
-    from sim.sandbox import bwrap_argv
+    from sim.sandbox.bwrap import bwrap_argv
 
     design = tmp_path / "design"
     run = design / "out" / "run"

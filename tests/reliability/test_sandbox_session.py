@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from conftest import lingering, processes_matching, requires_verilator
 
-from sim.evaluate import BuiltTestbench, SimOptions, build
-from sim.sandbox import SandboxMode, probe
-from sim.sandbox_session import argv_file_text, parse_status
+from sim.run.evaluate import BuiltTestbench, SimOptions, build
+from sim.sandbox.bwrap import SandboxMode, probe
+from sim.sandbox.session import argv_file_text, parse_status
 from sim.suite import Design, Reset
 from sim.types import SimResult
 

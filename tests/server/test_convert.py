@@ -9,7 +9,7 @@ from lsprotocol import types
 from server import convert
 from server.lint import LintMessage, parse_lint_output
 from server.settings import CONVERTER
-from sim.coverage import CoveragePoint, CoverageReport
+from sim.run.coverage import CoveragePoint, CoverageReport
 from sim.types import (
     CoverageSummary,
     Message,
@@ -149,7 +149,7 @@ def test_report_markdown() -> None:
 
 
 def test_mutant_hints_one_per_line_of_this_file() -> None:
-    from sim.mutants import Mutant
+    from sim.mutation.mutants import Mutant
 
     rtl = Path("/w/rtl/m.sv")
     survived = [Mutant(1, "operator", str(rtl), 3, 5, "`a + b` -> `a - b`", ()),

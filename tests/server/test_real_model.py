@@ -6,10 +6,10 @@ import pytest
 
 pytest.importorskip("llama_cpp", reason="needs the llama extra (llama-cpp-python)")
 
-from agent.models import PACKAGED, installed_path
+from agent.llm.models import PACKAGED, installed_path
 from server.service import make_policy
 from server.settings import PolicySettings, Settings
-from sim.evaluate import SimOptions
+from sim.run.evaluate import SimOptions
 
 SMOLLM2 = installed_path(PACKAGED["smollm2-135m"])
 

@@ -17,7 +17,7 @@ from server.settings import (
     trust_of,
 )
 from server.trust import sandbox_mode
-from sim.sandbox import SandboxMode
+from sim.sandbox.bwrap import SandboxMode
 
 
 def resolved(init: Any, pulled: Any) -> tuple[Settings, list[str]]:

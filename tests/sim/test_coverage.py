@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from sim.coverage import (
+from sim.errors import CoverageParseError, ToolNotFoundError
+from sim.run.coverage import (
     HEADER,
     CoveragePoint,
     CoverageReport,
@@ -24,7 +25,6 @@ from sim.coverage import (
     summarize,
     uncovered,
 )
-from sim.errors import CoverageParseError, ToolNotFoundError
 from sim.tools import Verilator, find_verilator, tool_env
 from sim.types import METRICS
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.dead_points import (
+from sim.analysis.dead_points import (
     ElaboratedFacts,
     dead_points,
     elaborated_facts,
@@ -17,8 +17,8 @@ from sim.dead_points import (
     waiver_lines,
     why_dead,
 )
-from sim.design import read_tree
-from sim.evaluate import SimOptions, evaluate_sv
+from sim.analysis.interface import read_tree
+from sim.run.evaluate import SimOptions, evaluate_sv
 from sim.suite import design_from_files
 from sim.types import UncoveredPoint
 

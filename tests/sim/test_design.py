@@ -1,4 +1,4 @@
-"""sim.design: interface and RTL facts from Verilator's --json-only AST."""
+"""sim.analysis.interface: interface and RTL facts from Verilator's --json-only AST."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from sim import ast_json as ast
-from sim.design import (
+from sim.analysis import ast_json as ast
+from sim.analysis.interface import (
     ALL_KEY,
     DesignInterface,
     clear_cache,

@@ -1,4 +1,4 @@
-"""sim.discover and `benchwright init`/`run` with real Verilator on the multi-file example."""
+"""sim.project.discover and `benchwright init`/`run` with real Verilator on the multi-file example."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from sim.discover import gather_filelist, gather_files, gather_folder, infer
 from sim.errors import DesignError, ToolNotFoundError
-from sim.init_cli import init_main
-from sim.inputs import gather, load_designs, load_or_infer
+from sim.project.discover import gather_filelist, gather_files, gather_folder, infer
+from sim.project.init_cli import init_main
+from sim.project.inputs import gather, load_designs, load_or_infer
 from sim.suite import load_design
 from sim.tools import find_verilator
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.evaluate import SimOptions, build_sv, evaluate_sv, tb_top_name
-from sim.human import evaluate_human
+from sim.run.evaluate import SimOptions, build_sv, evaluate_sv, tb_top_name
+from sim.run.human import evaluate_human
 from sim.suite import load_design
 from sim.types import Status
 

@@ -1,4 +1,4 @@
-"""sim.filelist: EDA `-f` filelists, parsed from text with an in-memory reader."""
+"""sim.project.filelist: EDA `-f` filelists, parsed from text with an in-memory reader."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sim.errors import DesignError
-from sim.filelist import expand_env, parse_filelist, read_filelist, tokens
+from sim.project.filelist import expand_env, parse_filelist, read_filelist, tokens
 
 BASE = Path("/proj")
 

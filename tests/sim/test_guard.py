@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.guard import check_cocotb, check_sv, strip_comments
+from sim.sandbox.guard import check_cocotb, check_sv, strip_comments
 
 
 @pytest.mark.parametrize(

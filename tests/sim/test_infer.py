@@ -1,4 +1,4 @@
-"""sim.infer and sim.hdl_scan: top selection, closure, compile order, clocks/resets by name (pure)."""
+"""sim.project.infer and sim.project.hdl_scan: top selection, closure, compile order, clocks/resets by name (pure)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from sim import infer
 from sim.errors import DesignError
-from sim.hdl_scan import include_dirs_for, included_files, package_order, scan
-from sim.infer import (
+from sim.project import infer
+from sim.project.hdl_scan import include_dirs_for, included_files, package_order, scan
+from sim.project.infer import (
     Unit,
     add_package_refs,
     choose_top,
@@ -19,7 +19,7 @@ from sim.infer import (
     compile_order,
     top_candidates,
 )
-from sim.init_cli import design_toml
+from sim.project.init_cli import design_toml
 from sim.suite import Design, Reset, parse_design
 
 R = Path("/p/rtl")

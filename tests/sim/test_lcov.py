@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.coverage import CoverageReport, read_coverage, restrict
-from sim.lcov import render_lcov, write_lcov
+from sim.run.coverage import CoverageReport, read_coverage, restrict
+from sim.run.lcov import render_lcov, write_lcov
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sim" / "coverage"
 REF = "/work/shared/benchmarks/public/verilogeval__count_clock/rtl/Prob141_count_clock_ref.sv"

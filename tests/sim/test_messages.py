@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from sim.messages import first_error, parse_messages
+from sim.run.messages import first_error, parse_messages
 
 LOG = """\
 %Warning-WIDTHTRUNC: /d/rtl/a.sv:12:15: Operator ASSIGN expects 4 bits on the Assign RHS, but Assign RHS's CONST '32'h5' generates 32 bits.

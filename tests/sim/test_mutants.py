@@ -6,17 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from sim.mutant_rtl import TracedPort, instrument, trace_block
-from sim.mutants import Mutant, Site, sample
-from sim.mutation import (
+from sim.mutation.model import (
     MutationReport,
     Outcome,
     kill_reason,
     mark_equivalent,
     normalize_trace,
 )
-from sim.mutation_report import mutation_json, mutation_text
-from sim.verilog_expr import ExprError, ExprParser, token_at, tokenize
+from sim.mutation.mutants import Mutant, Site, sample
+from sim.mutation.report import mutation_json, mutation_text
+from sim.mutation.rtl import TracedPort, instrument, trace_block
+from sim.mutation.verilog_expr import ExprError, ExprParser, token_at, tokenize
 
 
 def _spans(text: str, start: int = 0) -> tuple[list[str], ExprParser]:

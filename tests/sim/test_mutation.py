@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.evaluate import BuiltTestbench, SimOptions, build_sv
-from sim.mutation import (
+from sim.mutation.model import (
     MutantModel,
     kill_reason,
     mark_equivalent,
@@ -16,7 +15,8 @@ from sim.mutation import (
     run_one,
     single_mutant_design,
 )
-from sim.mutation_tb import analyse_sv, build_sv_model, mutant_options
+from sim.mutation.testbench import analyse_sv, build_sv_model, mutant_options
+from sim.run.evaluate import BuiltTestbench, SimOptions, build_sv
 from sim.suite import load_design
 
 pytestmark = pytest.mark.simulator_required

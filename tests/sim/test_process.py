@@ -6,7 +6,7 @@ import threading
 import time
 from pathlib import Path
 
-from sim.process import Limits, read_tail, run_command
+from sim.sandbox.process import Limits, read_tail, run_command
 
 
 def test_captures_output_and_status(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.design import read_interface
+from sim.analysis.interface import read_interface
 from sim.suite import load_design
 
 REPO = Path(__file__).resolve().parents[2]

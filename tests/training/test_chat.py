@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from agent.parse import FormatError, parse_response
+from agent.llm.parse import FormatError, parse_response
+from agent.llm.prompting import render_messages
 from agent.policy import State
-from agent.prompting import render_messages
 from sim.suite import Design
 from sim.types import CoverageSummary, MetricSummary, SimResult, Status
-from training.chat import (
+from training.data.chat import (
     IGNORE_INDEX,
     assistant_spans,
     assistant_turn,
@@ -97,8 +97,8 @@ def test_mask_errors() -> None:
 def test_mask_with_the_tiny_chatml_tokenizer(counter_design: Design) -> None:
     pytest.importorskip("tokenizers")
     pytest.importorskip("transformers")
-    from training.chat import hf_render
-    from training.tiny import make_tokenizer
+    from training.data.chat import hf_render
+    from training.sft.tiny import make_tokenizer
 
     tok = make_tokenizer()
     rec = make_record(prompt_messages(counter_design), assistant_turn(TB, "counter"))

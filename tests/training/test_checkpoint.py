@@ -12,7 +12,7 @@ def test_export_full_checkpoint_to_quantized_gguf(tmp_path: Path) -> None:
     import torch
 
     torch.set_num_threads(1)
-    from training.tiny import make_tiny_model
+    from training.sft.tiny import make_tiny_model
 
     model = make_tiny_model(tmp_path / "hf", hidden=64)
     out = tmp_path / "models" / "tiny-Q8_0.gguf"
@@ -23,7 +23,7 @@ def test_export_full_checkpoint_to_quantized_gguf(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert out.is_file()
     assert out.read_bytes()[:4] == b"GGUF"
-    from training.gguf import meta_path
+    from training.meta import meta_path
 
     assert meta_path(out).is_file()
     import llama_cpp

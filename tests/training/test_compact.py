@@ -9,7 +9,13 @@ import pytest
 
 from agent.heuristic import harness as hx
 from agent.heuristic.stimulus import Clock, Field, Layout, Segment, Signal, Step
-from training.compact import Row, compact_or_same, compact_replay, literal, merge_rows
+from training.data.compact import (
+    Row,
+    compact_or_same,
+    compact_replay,
+    literal,
+    merge_rows,
+)
 
 SUITE = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "public"
 
@@ -67,7 +73,7 @@ def test_other_testbenches_are_left_alone() -> None:
 def test_compact_replay_simulates_to_identical_coverage() -> None:
     from agent.heuristic.engine import run_engine
     from agent.policy import Budget
-    from sim.evaluate import evaluate_sv
+    from sim.run.evaluate import evaluate_sv
     from sim.suite import load_design
 
     design = load_design(SUITE / "cvdp__gf_multiplier")

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from sim.types import CoverageSummary, MetricSummary, SimResult, Status
-from training.curate import Candidate, Obs, Reason, curate, judge, reason_counts
+from training.data.curate import Candidate, Obs, Reason, curate, judge, reason_counts
 
 OK60 = Obs("ok", 60.0, {"line": 80.0, "toggle": 40.0})
 

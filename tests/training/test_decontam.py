@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from training.decontam import (
+from training.data.decontam import (
     code_tokens,
     decontaminate,
     f1_upper_bound,

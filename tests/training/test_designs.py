@@ -7,7 +7,7 @@ import pytest
 
 from sim.suite import load_design
 from training.config import DataConfig
-from training.designs import (
+from training.data.designs import (
     RepoRecord,
     find_tops,
     length_reason,

@@ -4,8 +4,8 @@ import os
 
 import pytest
 
+from training.data.sampler import SampledState, select_states
 from training.fanout import fan_out
-from training.sampler import SampledState, select_states
 
 
 def groups() -> list[list[SampledState]]:

@@ -5,15 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from training.gguf import (
+from training.export.gguf import (
     CONVERT_ENV,
     ExportError,
     check_parity,
     convert_to_gguf,
-    meta_path,
     quantize,
-    sha256_file,
 )
+from training.meta import meta_path, sha256_file
 
 pytest.importorskip("llama_cpp", reason="needs the llama extra (llama-cpp-python)")
 
@@ -43,7 +42,7 @@ def test_tiny_model_files_and_tokenizer(tiny) -> None:
 
 
 def test_tokenizer_is_deterministic() -> None:
-    from training.tiny import make_tokenizer
+    from training.sft.tiny import make_tokenizer
 
     assert make_tokenizer(seed=0).get_vocab() == make_tokenizer(seed=0).get_vocab()
 

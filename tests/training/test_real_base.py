@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.backends.llama_backend import fallback_chat_format
-from agent.models import PACKAGED, installed_path
+from agent.llm.llama_backend import fallback_chat_format
+from agent.llm.models import PACKAGED, installed_path
 from training.config import ConfigError, load_config
 from training.evaluate import compare_markdown, usage_totals
 
@@ -67,10 +67,10 @@ def test_usage_totals_and_table() -> None:
 def test_smollm2_dequantise_lora_merge(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     pytest.importorskip("peft")
-    from training.chat import make_record
     from training.config import SFTConfig
-    from training.gguf_base import dequantize_to_hf
-    from training.sft import train_stage
+    from training.data.chat import make_record
+    from training.sft.gguf_base import dequantize_to_hf
+    from training.sft.train import train_stage
 
     torch.set_num_threads(1)
     base = dequantize_to_hf("smollm2-135m", tmp_path / "base")

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from training.sampler import SampledState, select_all, select_states
+from training.data.sampler import SampledState, select_all, select_states
 
 
 def st(key: str, overall: float, status: str = "ok", design: str = "d") -> SampledState:

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from training.chat import IGNORE_INDEX, Example
 from training.config import SFTConfig, load_config
-from training.sft import (
+from training.data.chat import IGNORE_INDEX, Example
+from training.sft.train import (
     QWEN3_4B_CONFIG,
     collate,
     epoch_order,
@@ -54,9 +54,9 @@ def test_lora_param_count_and_memory_estimate_for_qwen3_4b() -> None:
 def test_train_stage_changes_weights_and_merges(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     pytest.importorskip("peft")
-    from training.chat import make_record
-    from training.sft import train_stage
-    from training.tiny import make_tiny_model
+    from training.data.chat import make_record
+    from training.sft.tiny import make_tiny_model
+    from training.sft.train import train_stage
 
     torch.set_num_threads(1)
     base = make_tiny_model(tmp_path / "base", hidden=64, layers=2)
@@ -85,8 +85,8 @@ def test_train_stage_changes_weights_and_merges(tmp_path: Path) -> None:
 
 
 def test_dry_run_without_weights(tmp_path: Path) -> None:
-    from training.chat import make_record
-    from training.sft import dry_run
+    from training.data.chat import make_record
+    from training.sft.train import dry_run
 
     cfg = load_config(PRESETS / "qwen3-4b.toml", [f'model.path="{tmp_path / "absent"}"'])
     data = tmp_path / "data.jsonl"
