@@ -44,6 +44,8 @@ class BenchJob:
     """Stop an episode once the design's target is met (False: use the whole budget)."""
     mutants: int | None = None
     """With a cap: also score the best testbench's mutation kill ratio on at most this many mutants."""
+    reference: float | None = None
+    """Coverage of a reference testbench (a manifest's `reference =`), reported beside ours."""
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -51,7 +53,15 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def run_job(job: BenchJob) -> dict[str, Any]:
-    """Score one design; returns its row of bench.json (plus a `curve`)."""
+    """Score one design; returns its row of bench.json (plus a `curve`, and `reference` when known)."""
+    row = _score(job)
+    if job.reference is not None:
+        row["reference"] = job.reference
+    return row
+
+
+def _score(job: BenchJob) -> dict[str, Any]:
+    """Score one design with the job's policy (or its human test)."""
     start = time.monotonic()
     if job.policy == "human":
         from sim.run.human import evaluate_human
@@ -138,7 +148,21 @@ def summarize(designs: Sequence[dict[str, Any]], wall_s: float) -> dict[str, Any
         "sim_calls": round(sum(d["sim_calls"] for d in designs), 1),
         **({"avg_mutation": round(_mean([d["mutation"] for d in designs if d.get("mutation") is not None]), 2)}
            if any("mutation" in d for d in designs) else {}),
+        **(_reference_summary(designs) if any(d.get("reference") is not None for d in designs) else {}),
     }
+
+
+def _reference_summary(designs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Mean reference coverage and ours over the same designs (failures count 0), and how many reach it."""
+    with_ref = [d for d in designs if d.get("reference") is not None]
+    ours = [d["overall"] if d["sim_pass"] else 0.0 for d in with_ref]
+    return {"avg_reference": round(_mean([d["reference"] for d in with_ref]), 2),
+            "avg_cov_with_reference": round(_mean(ours), 2),
+            "at_reference": sum(o >= d["reference"] - REFERENCE_MARGIN for o, d in zip(ours, with_ref, strict=True))}
+
+
+REFERENCE_MARGIN = 2.0
+"""Points below a reference that still count as reaching it (issue 25's acceptance bar)."""
 
 
 def markdown_table(bench: dict[str, Any], policy: str) -> str:
@@ -146,8 +170,9 @@ def markdown_table(bench: dict[str, Any], policy: str) -> str:
     s = bench["summary"]
     metric_names = list(s["metrics"])
     mutation = any("mutation" in d for d in bench["designs"])
+    reference = "avg_reference" in s
     head = ["design", "sim", "cov", "overall", *metric_names, "target", "rounds", "sim calls", "wall s",
-            *(["mutants killed %"] if mutation else [])]
+            *(["mutants killed %"] if mutation else []), *(["reference", "vs ref"] if reference else [])]
     lines = [f"# Bench: policy `{policy}`", "",
              f"Sim Pass {s['sim_pass']:.1f} % · Cov Pass {s['cov_pass']:.1f} % · Avg Cov {s['avg_cov']:.2f} % · "
              f"{s['n']} designs · {s['sim_calls']:.0f} sim calls · {s['wall_s']:.0f} s (median {s['median_wall_s']:.1f} s/design)",
@@ -156,13 +181,30 @@ def markdown_table(bench: dict[str, Any], policy: str) -> str:
         cells = [d["name"], "✓" if d["sim_pass"] else "✗", "✓" if d["cov_pass"] else "✗", f"{d['overall']:.2f}",
                  *[f"{d['metrics'][m]:.1f}" if m in d["metrics"] else "-" for m in metric_names],
                  f"{d['target']:g}", f"{d['rounds']:g}", f"{d['sim_calls']:g}", f"{d['wall_s']:.1f}",
-                 *([f"{d['mutation']:.1f}" if d.get("mutation") is not None else "-"] if mutation else [])]
+                 *([f"{d['mutation']:.1f}" if d.get("mutation") is not None else "-"] if mutation else []),
+                 *(_reference_cells(d) if reference else [])]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("| **all** | " + f"{s['sim_pass']:.1f}% | {s['cov_pass']:.1f}% | {s['avg_cov']:.2f} | "
                  + " | ".join(f"{s['metrics'][m]:.1f}" for m in metric_names) + " | | | "
                  + f"{s['sim_calls']:.0f} | {s['wall_s']:.0f} |"
-                 + (f" {s['avg_mutation']:.1f} |" if mutation and "avg_mutation" in s else ""))
+                 + (f" {s['avg_mutation']:.1f} |" if mutation and "avg_mutation" in s else "")
+                 + (f" {s['avg_reference']:.2f} | {s['avg_cov_with_reference'] - s['avg_reference']:+.2f} |"
+                    if reference else ""))
+    if reference:
+        n_ref = sum(1 for d in bench["designs"] if d.get("reference") is not None)
+        lines += ["", f"Reference testbenches: mean {s['avg_reference']:.2f} % against ours "
+                      f"{s['avg_cov_with_reference']:.2f} % on the same {n_ref} designs; "
+                      f"{s['at_reference']}/{n_ref} within {REFERENCE_MARGIN:g} points of their reference or above."]
     return "\n".join(lines) + "\n"
+
+
+def _reference_cells(row: dict[str, Any]) -> list[str]:
+    """The reference coverage and our margin over it (`-` when the row has none)."""
+    ref = row.get("reference")
+    if ref is None:
+        return ["-", "-"]
+    ours = row["overall"] if row["sim_pass"] else 0.0
+    return [f"{ref:.2f}", f"{ours - ref:+.2f}"]
 
 
 def write_plot(designs: Sequence[dict[str, Any]], path: Path, policy: str) -> Path | None:

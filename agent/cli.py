@@ -12,6 +12,7 @@ from typing import Any
 from sim.errors import SimError
 from sim.project.init_cli import add_input_args, design_from_args
 from sim.project.inputs import load_designs
+from sim.project.manifest import is_manifest, read_manifest
 from sim.suite import Design
 
 POLICY_NAMES = ("heuristic", "random", "random-guided", "llama", "openai")
@@ -145,7 +146,8 @@ def bench_main(argv: list[str]) -> int:
     """Entry point of `benchwright bench`."""
     p = argparse.ArgumentParser(prog="benchwright bench", description="Score a policy (or the human tests) on a suite.")
     p.add_argument("suite", nargs="*", type=Path,
-                   help="suite folder (one design folder each, design.toml optional), a design folder, or RTL files")
+                   help="suite folder (one design folder each, design.toml optional), a manifest of repositories "
+                        "(real.toml: [[design]] repo=, top=, target=, reference=), a design folder, or RTL files")
     p.add_argument("-f", "--filelist", type=Path, help="one design from an EDA filelist")
     p.add_argument("--top", default="", help="top module of an inferred design (default: inferred)")
     p.add_argument("--samples", type=int, default=1, help="episodes per design (default: %(default)s)")
@@ -161,8 +163,11 @@ def bench_main(argv: list[str]) -> int:
     from agent.bench import BenchJob, run_bench
 
     try:
-        designs = load_designs(args.suite or ([] if args.filelist else [Path()]), args.filelist, args.top,
+        suite = args.suite or ([] if args.filelist else [Path()])
+        designs = load_designs(suite, args.filelist, args.top,
                                warn=lambda text: sys.stderr.write(f"benchwright bench: {text}\n"))
+        references = {e.name: e.reference for e in read_manifest(suite[0])} \
+            if len(suite) == 1 and is_manifest(suite[0]) else {}
         options = policy_options(args)
     except SimError as exc:
         sys.stderr.write(f"benchwright bench: {exc}\n")
@@ -176,7 +181,8 @@ def bench_main(argv: list[str]) -> int:
         designs = designs[: args.limit]
     jobs = [BenchJob(d, args.policy, options, args.samples, args.rounds, args.sim_calls, args.wall,
                      args.out / "designs", early_stop=not args.no_early_stop,
-                     mutants=args.mutants if args.mutation else None) for d in designs]
+                     mutants=args.mutants if args.mutation else None, reference=references.get(d.name))
+            for d in designs]
     bench = run_bench(jobs, args.out, workers=args.jobs)
     s = bench["summary"]
     sys.stdout.write(f"{args.policy}: n={s['n']} Sim Pass {s['sim_pass']:.1f}% Cov Pass {s['cov_pass']:.1f}% "

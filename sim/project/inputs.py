@@ -2,7 +2,8 @@
 
 `gather` turns `run`/`sim`/`init` arguments (one folder, RTL files, `-f FILELIST`) into
 sources; `load_or_infer` prefers a folder's design.toml; `load_designs` is `bench`'s view,
-where a folder may also be a suite of design folders.
+where a folder may also be a suite of design folders, and a `.toml` manifest a list of
+repositories with their tops (sim.project.manifest).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from sim.project.discover import (
     gather_folder,
     infer,
 )
+from sim.project.manifest import is_manifest, manifest_designs
 from sim.suite import Design, load_design
 
 
@@ -67,7 +69,8 @@ def load_designs(paths: list[Path], filelist: Path | None = None, top: str = "",
                  warn: Callable[[str], object] | None = None) -> list[Design]:
     """The designs a `bench` argument names, sorted by name.
 
-    One design for RTL files, `-f`, or a folder with design.toml. A folder whose
+    One design for RTL files, `-f`, or a folder with design.toml. A manifest (`real.toml`)
+    gives one design per entry, inferred as `run REPO --top TOP` would. A folder whose
     subfolders have design.toml files is a suite: those load, and subfolders of plain
     RTL are inferred. A folder with neither is inferred as one design; when that fails
     (several tops, duplicate modules across designs) each subfolder is inferred on its own.
@@ -76,6 +79,11 @@ def load_designs(paths: list[Path], filelist: Path | None = None, top: str = "",
     Raises:
         DesignError: nothing usable.
     """
+    if filelist is None and len(paths) == 1 and is_manifest(paths[0]):
+        if top:
+            raise DesignError(f"{paths[0]}: a manifest names each design's top; --top does not apply")
+        return [m.design for m in manifest_designs(
+            paths[0], lambda repo, entry_top: load_or_infer([repo], None, entry_top), warn)]
     if filelist is not None or len(paths) != 1 or not paths[0].is_dir() or (paths[0] / "design.toml").is_file():
         return [load_or_infer(paths, filelist, top)]
     root = paths[0].resolve()

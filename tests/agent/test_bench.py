@@ -72,3 +72,36 @@ def test_engine_samples_are_independent_seeds(tmp_path: Path) -> None:
     tbs = [(tmp_path / design.name / f"sample{k}" / f"tb_{design.top}.sv").read_text() for k in range(2)]
     # Sample k searches with seed 5 + k: the two episodes' stimulus differs.
     assert tbs[0] != tbs[1]
+
+
+def test_reference_column_and_summary() -> None:
+    rows = [{**_row("a", True, False, 80.0, {"line": 90.0}), "reference": 90.0},
+            {**_row("b", True, True, 95.0, {"line": 100.0}), "reference": 94.0},
+            _row("c", False, False, 0.0, {})]
+    s = summarize(rows, 1.0)
+    assert (s["avg_reference"], s["avg_cov_with_reference"], s["at_reference"]) == (92.0, 87.5, 1)
+    text = markdown_table({"summary": s, "designs": rows}, "heuristic")
+    assert "| reference | vs ref |" in text
+    assert "| 90.00 | -10.00 |" in text
+    assert "| 94.00 | +1.00 |" in text
+    assert text.splitlines()[-3].endswith("| 92.00 | -4.50 |")
+    assert "1/2 within 2 points" in text
+    assert "reference" not in markdown_table({"summary": summarize(rows[2:], 1.0), "designs": rows[2:]}, "x")
+
+
+@pytest.mark.simulator_required
+def test_bench_cli_on_a_manifest(tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    shutil.copytree(ROOT / "examples" / "pwm_timer", tmp_path / "pwm")
+    (tmp_path / "real.toml").write_text('[[design]]\nrepo = "pwm"\ntop = "pwm_timer"\nreference = 99.5\n')
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "benchwright.cli", "bench", str(tmp_path / "real.toml"),
+                           "--policy", "random", "--sim-calls", "3", "--rounds", "0", "--out", str(out)],
+                          capture_output=True, text=True, check=False, timeout=600,
+                          env={**os.environ, "BENCHWRIGHT_CACHE": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (row,) = json.loads((out / "bench.json").read_text())["designs"]
+    assert (row["name"], row["reference"], row["sim_pass"]) == ("pwm__pwm_timer", 99.5, True)
+    assert "| reference | vs ref |" in (out / "bench.md").read_text()
