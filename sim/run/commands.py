@@ -19,6 +19,11 @@ COVERAGE_FLAGS: dict[str, tuple[str, ...]] = {
 }
 """Verilator flags that instrument each metric."""
 
+PER_INSTANCE_FLAG = "--coverage-per-instance"
+"""Counters per instance: without it Verilator sums a module's instances into one point whose path
+is collapsed (`*.core` when the DUT's core and a testbench copy share it), which cannot be attributed
+to the DUT. With it every point carries its own instance path."""
+
 
 @dataclass(frozen=True)
 class BuildSpec:
@@ -47,7 +52,7 @@ def coverage_args(metrics: Sequence[str]) -> list[str]:
         for flag in COVERAGE_FLAGS.get(metric, ()):
             if flag not in flags:
                 flags.append(flag)
-    return flags
+    return [*flags, PER_INSTANCE_FLAG] if flags else flags
 
 
 def common_args(spec: BuildSpec) -> list[str]:

@@ -262,11 +262,14 @@ def dut_scopes(report: CoverageReport, top_module: str) -> tuple[str, ...]:
     """Instance paths of the top-most instances of design unit `top_module`, sorted; () if none.
 
     A point's `module` (from `page`) is the design unit whose code it belongs to and its
-    `hier` the instance; paths nested inside another returned path are dropped.
+    `hier` the instance; paths nested inside another returned path are dropped, and so are
+    collapsed paths (with `*`) when exact ones exist, since a collapsed path names no one instance.
     Parameterised instances count too: Verilator names their units `<top>__<suffix>`
     (e.g. `cc_popcount__I10`).
     """
-    candidates = sorted({p.hier for p in report.points if p.hier and is_unit_of(p.module, top_module)})
+    found = {p.hier for p in report.points if p.hier and is_unit_of(p.module, top_module)}
+    # A file built without per-instance counters may hold only collapsed paths: then they are all there is.
+    candidates = sorted({h for h in found if "*" not in h} or found)
     return tuple(h for h in candidates if not any(h != o and _within(h, o) for o in candidates))
 
 
@@ -274,6 +277,77 @@ def restrict(report: CoverageReport, scopes: Iterable[str]) -> CoverageReport:
     """Keep the points whose `hier` equals one of `scopes` or lies below it (`scope.`...)."""
     wanted = tuple(scopes)
     return CoverageReport(tuple(p for p in report.points if any(_within(p.hier, s) for s in wanted)))
+
+
+def _may_reach(pattern: str, scope: str) -> bool:
+    """True when a collapsed path such as `*.core` or `tb.*` could stand for an instance at or below `scope`."""
+    literal = pattern.split("*", 1)[0]
+    return literal.startswith(scope + ".") or (scope + ".").startswith(literal) or literal == scope
+
+
+@dataclass(frozen=True)
+class DutCoverage:
+    """The points of a coverage.dat that belong to the DUT, and an account of the rest."""
+
+    report: CoverageReport
+    """Points at or below the DUT instances (what every DUT percentage is computed from)."""
+    scopes: tuple[str, ...]
+    """The DUT instance paths."""
+    file_points: int
+    """All points in the file (testbench code included)."""
+    unit_points: int
+    """Points in the file whose design unit has an instance under the DUT, wherever they sit."""
+    outside: tuple[tuple[str, str, int], ...] = ()
+    """(instance, unit, points) of DUT design units instantiated outside the DUT (the
+    testbench's own copy of a submodule, a second top): not counted."""
+    collapsed: tuple[tuple[str, str, int], ...] = ()
+    """(collapsed path, unit, points) Verilator merged over several instances (built without
+    `--coverage-per-instance`), one of which may be in the DUT: not counted, they cannot be attributed."""
+
+    def notes(self) -> tuple[str, ...]:
+        """One line per group of points left out, so nothing is dropped silently."""
+        out = [f"not counted: {n} points of {unit} at {hier} (an instance outside the DUT)"
+               for hier, unit, n in self.outside]
+        out += [f"not counted: {n} points of {unit} under the collapsed path {hier!r} (Verilator merged "
+                "several instances' counts; build with --coverage-per-instance to attribute them)"
+                for hier, unit, n in self.collapsed]
+        return tuple(out)
+
+    def counts(self) -> dict[str, int]:
+        """The consistency figures kept in every result: points in the file, in the DUT's units, kept."""
+        return {"file": self.file_points, "dut_units": self.unit_points, "kept": len(self.report.points),
+                "outside": sum(n for _, _, n in self.outside), "collapsed": sum(n for _, _, n in self.collapsed)}
+
+
+def attribute(report: CoverageReport, top_module: str) -> DutCoverage:
+    """Split a coverage report into the DUT's points and the groups of DUT-unit points left out.
+
+    The DUT is every top-most instance of `top_module`. A point counts when its instance
+    path is at or below one of them; with per-instance counters (`--coverage-per-instance`,
+    which Benchwright builds with) every point carries its own instance's path, so a
+    submodule Verilator did not inline is counted once per instance under the DUT. Points of
+    the DUT's design units elsewhere (a testbench's own copy, another top) and points whose
+    path Verilator collapsed over several instances (`*.core`, from files built without
+    per-instance counters) are listed, not counted.
+    """
+    scopes = dut_scopes(report, top_module)
+    kept = tuple(p for p in report.points if any(_within(p.hier, s) for s in scopes))
+    units = {p.module for p in kept}
+    outside: dict[tuple[str, str], int] = {}
+    collapsed: dict[tuple[str, str], int] = {}
+    unit_points = len(kept)
+    for p in report.points:
+        if any(_within(p.hier, s) for s in scopes):
+            continue
+        if "*" in p.hier and any(_may_reach(p.hier, s) for s in scopes):
+            collapsed[(p.hier, p.module)] = collapsed.get((p.hier, p.module), 0) + 1
+            unit_points += 1
+        elif p.module in units:
+            outside[(p.hier, p.module)] = outside.get((p.hier, p.module), 0) + 1
+            unit_points += 1
+    return DutCoverage(CoverageReport(kept), scopes, len(report.points), unit_points,
+                       tuple((h, u, n) for (h, u), n in sorted(outside.items())),
+                       tuple((h, u, n) for (h, u), n in sorted(collapsed.items())))
 
 
 def summarize(report: CoverageReport, metrics: Iterable[str] = METRICS) -> CoverageSummary:

@@ -133,6 +133,31 @@ def tb_top_name(tb_text: str) -> str | None:
     return match.group(1) if match else None
 
 
+def find_testbench_top(tb_texts: Sequence[str]) -> str | None:
+    """The one module of a testbench's files that none of its other modules instantiates, if unique.
+
+    Given to Verilator as `--top-module`: without it every module of the RTL that nothing
+    instantiates becomes a top of its own, so a second copy of a DUT submodule (a repository's
+    other wrapper) would be elaborated and simulated beside the testbench.
+    """
+    from sim.sandbox.guard import strip_comments
+
+    bodies: dict[str, str] = {}
+    for text in tb_texts:
+        code = strip_comments(text)
+        for match in _MODULE_RE.finditer(code):
+            end = code.find("endmodule", match.end())
+            bodies.setdefault(match.group(1), code[match.end():end if end >= 0 else len(code)])
+    tops = [name for name in bodies
+            if not any(other != name and re.search(rf"\b{re.escape(name)}\b", body)
+                       for other, body in bodies.items())]
+    return tops[0] if len(tops) == 1 else None
+
+
+_MODULE_RE = re.compile(r"^\s*module\s+(?:automatic\s+|static\s+)?([A-Za-z_]\w*)", re.M)
+"""A module declaration's name."""
+
+
 def _fault_file(options: SimOptions, design: Design) -> Path:
     """Where metrics known to crash Verilator on this design are remembered."""
     key = build_key(BuildSpec(sources=design.rtl, top=design.top), "faults")
@@ -285,13 +310,17 @@ class Observation:
     scopes: tuple[str, ...]
     """DUT instance paths the report was restricted to."""
     notes: tuple[str, ...] = ()
-    """Waived points, listed so they are never silently dropped."""
+    """Points left out of the DUT's coverage (waived, or DUT modules instantiated elsewhere), listed
+    so they are never silently dropped."""
+    points: Mapping[str, int] = field(default_factory=dict)
+    """The consistency figures of `coverage.DutCoverage.counts`: points in the file, in the DUT's
+    design units, kept."""
 
     def apply(self, base: SimResult) -> SimResult:
         """`base` with these coverage fields filled in."""
         return replace(base, coverage=self.coverage, uncovered=self.uncovered, coverage_dat=self.coverage_dat,
                        lcov=self.lcov, report=self.report, notes=(*base.notes, *self.notes),
-                       extra={**base.extra, "scopes": list(self.scopes)})
+                       extra={**base.extra, "scopes": list(self.scopes), "points": dict(self.points)})
 
 
 def observe(design: Design, dat: Path, metrics: Sequence[str], waivers: Path | None = None) -> Observation | str:
@@ -300,12 +329,12 @@ def observe(design: Design, dat: Path, metrics: Sequence[str], waivers: Path | N
         report = cov.read_coverage(dat)
     except CoverageParseError as exc:
         return str(exc)
-    scopes = cov.dut_scopes(report, design.top)
-    if not scopes:
+    attributed = cov.attribute(report, design.top)
+    if not attributed.scopes:
         return (f"no coverage points belong to module {design.top!r}: the testbench must instantiate "
                 f"the DUT (as `{design.top} {design.dut_instance} (...)`)")
-    dut = cov.restrict(report, scopes)
-    notes: tuple[str, ...] = ()
+    dut, scopes = attributed.report, attributed.scopes
+    notes: tuple[str, ...] = attributed.notes()
     if waivers is None and (design.root / WAIVER_FILE).is_file():
         waivers = design.root / WAIVER_FILE
     if waivers is not None:
@@ -314,10 +343,10 @@ def observe(design: Design, dat: Path, metrics: Sequence[str], waivers: Path | N
         except (CoverageParseError, OSError) as exc:
             return f"waiver file: {exc}"
         dut, waived = cov.apply_waivers(dut, rules)
-        notes = tuple(f"waived: {p.kind} {p.file}:{p.line} {p.comment}" for p in waived)
+        notes += tuple(f"waived: {p.kind} {p.file}:{p.line} {p.comment}" for p in waived)
     lcov = write_lcov(dut, dat.parent / "coverage.info")
     return Observation(cov.summarize(dut, tuple(metrics)), cov.uncovered(dut, tuple(metrics)), dat, lcov, dut,
-                       scopes, notes)
+                       scopes, notes, attributed.counts())
 
 
 _LINE_MARK = re.compile(r'^`line\s+(\d+)\s+"((?:[^"\\]|\\.)*)"\s+\d+\s*$')
@@ -501,6 +530,8 @@ def evaluate_files(design: Design, tb_files: Sequence[Path], top: str | None, *,
             rejected = guard_result(path.read_text(errors="replace"), str(path))
             if rejected is not None:
                 return rejected
+    if top is None:
+        top = find_testbench_top([p.read_text(errors="replace") for p in tb_files])
     built = build(design, tb_files, top, options=options, generated=generated, cancel=cancel, guard=check)
     if isinstance(built, SimResult):
         return built

@@ -20,6 +20,9 @@ def result_json(result: SimResult) -> dict[str, Any]:
             "overall": round(cov.overall, 2) if cov else None,
             "metrics": cov.percents() if cov else {},
             "counts": {k: {"covered": v.covered, "total": v.total} for k, v in cov.metrics.items()} if cov else {},
+            # Consistency: points in coverage.dat, in the DUT's design units, and kept as the DUT's.
+            "points": result.extra.get("points", {}),
+            "scopes": result.extra.get("scopes", []),
         },
         "uncovered": [asdict(p) for p in result.uncovered],
         "build_s": round(result.build_s, 3),
