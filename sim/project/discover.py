@@ -24,6 +24,7 @@ from sim.analysis.interface import read_interface
 from sim.errors import DesignError
 from sim.project import hdl_scan
 from sim.project.filelist import FileList, read_filelist
+from sim.project.fusesoc_core import CoreInfo, design_target, find_core
 from sim.project.infer import (
     TESTBENCH_DIRS,
     TopChoice,
@@ -34,8 +35,10 @@ from sim.project.infer import (
     closure,
     compile_order,
     testbench_reason,
+    top_candidates,
     units_from_tree,
 )
+from sim.project.testbench import find_human_test
 from sim.sandbox.process import Limits, run_command
 from sim.suite import Design, Reset
 from sim.tools import Verilator, find_verilator, tool_env
@@ -49,8 +52,11 @@ SKIP_DIRS = frozenset(("obj_dir", "node_modules", "benchwright-out", "sim_build"
 MAX_FILES = 2000
 """Most HDL files one folder search returns (a guard against pointing at `/`)."""
 
-MAX_DROP_ROUNDS = 8
-"""Parse attempts, each dropping the files Verilator rejected."""
+MAX_DROP_ROUNDS = 24
+"""Parse attempts, each dropping the files Verilator rejected.
+
+Errors surface stage by stage (preprocessing, parsing, linking), so a repository of board
+wrappers around vendor primitives takes a dozen rounds (darkriscv: 12)."""
 
 NO_LIBRARY = FileList()
 """No `-y`/`-v` libraries."""
@@ -80,6 +86,12 @@ class Sources:
     """Where the list came from, for the explanation."""
     notes: tuple[str, ...] = ()
     """What was skipped while collecting, and why."""
+    preludes: tuple[Path, ...] = ()
+    """Files that only define macros and that nothing includes (first in `files`)."""
+    suggested_top: str = ""
+    """A top the project declares softly (a FuseSoC core's toplevel): used when it exists."""
+    core: CoreInfo | None = None
+    """The FuseSoC core describing the folder, where one was read."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +133,10 @@ class Inferred:
         lines.append(f"clocks: {', '.join(d.clocks) or 'none'} (edge sensitivities traced to top ports)")
         resets = [f"{r.name} (active {'low' if r.active_low else 'high'})" for r in d.resets]
         lines.append(f"resets: {', '.join(resets) or 'none'} (first if of clocked blocks, sync resets by name)")
+        human = d.human_test
+        if human is not None:
+            lines.append(f"repository's own testbench: {human.top} in {', '.join(rel(p) for p in human.files)} "
+                         f"({human.note})")
         lines += [f"  note: {n}" for n in self.notes]
         return lines
 
@@ -165,23 +181,34 @@ def _read(path: Path) -> str:
 
 def _finish(root: Path, name: str, files: list[Path], headers: list[Path], include_dirs: list[Path],
             defines: list[str], origin: str, notes: list[str], library: FileList = NO_LIBRARY,
-            top: str = "") -> Sources:
-    """Order packages first, drop `include`d files, add include dirs the `include`s need."""
+            top: str = "", suggested_top: str = "", core: CoreInfo | None = None) -> Sources:
+    """Order packages first, drop `include`d files, add include dirs the `include`s need.
+
+    A source that only defines macros and that nothing includes is kept as a prelude:
+    parsed first (as a filelist that lists it first would), so its macros reach the rest.
+    """
     facts = {f: hdl_scan.scan(_read(f)) for f in [*files, *headers]}
-    included = hdl_scan.included_files(facts, files)
+    includes = hdl_scan.resolve_includes(facts, {*files, *headers})
+    included = {i.header for i in includes} & set(files)
     for f in sorted(included):
         notes.append(f"{f.name} is `include`d, so it is not compiled on its own")
     files = [f for f in files if f not in included]
-    found_dirs = hdl_scan.include_dirs_for(facts, [*headers, *included])
-    dirs = list(dict.fromkeys([*include_dirs, *found_dirs]))
-    ordered = hdl_scan.package_order(files, facts)
-    return Sources(root, name, tuple(ordered), tuple(dirs), tuple(defines), library, top, origin, tuple(notes))
+    preludes = [f for f in files if facts[f].defines_only]
+    for f in preludes:
+        notes.append(f"{f.name} only defines macros and nothing includes it: parsed first, as a header")
+    dirs = list(dict.fromkeys([*include_dirs, *(i.directory for i in includes)]))
+    ordered = hdl_scan.package_order([f for f in files if f not in preludes], facts)
+    return Sources(root, name, (*preludes, *ordered), tuple(dirs), tuple(defines), library, top, origin,
+                   tuple(notes), tuple(preludes), suggested_top, core)
 
 
-def gather_folder(root: Path) -> Sources:
-    """Sources of a folder: its one top-level `.f` filelist, else every `.v`/`.sv` below it.
+def gather_folder(root: Path, top: str = "") -> Sources:
+    """Sources of a folder: its one top-level `.f` filelist, else its FuseSoC core, else every `.v`/`.sv`.
 
-    Files in testbench folders such as `tb/` are left out.
+    A core's design target gives the files, include dirs, defines and toplevel when it
+    needs no other core and holds `top` (when one is asked for); otherwise the folder is
+    searched, still with the core's toplevel, include dirs and defines. Files in testbench
+    folders such as `tb/` and in backup folders are left out of the search.
 
     Raises:
         DesignError: no HDL files.
@@ -192,19 +219,70 @@ def gather_folder(root: Path) -> Sources:
         return gather_filelist(filelists[0], root=root)
     notes = [f"several filelists ({', '.join(f.name for f in filelists)}): none used; pick one with -f"] \
         if filelists else []
-    design = [f for f in sources if not _tb_folder(f.relative_to(root))]
-    skipped = sorted({str(_tb_folder(f.relative_to(root))) for f in sources if f not in design})
+    core, core_notes = find_core(root)
+    notes += core_notes
+    target = design_target(core) if core is not None else None
+    if core is not None and target is not None:
+        where = f"core {core.path.name} (target {target.name})"
+        missing = [f for f in target.files if not f.is_file()]
+        if target.depends:
+            notes.append(f"{where} depends on cores not in this folder ({', '.join(target.depends[:4])}): "
+                         "the folder's files are parsed instead")
+        elif missing:
+            notes.append(f"{where} lists missing files ({', '.join(f.name for f in missing[:4])}): "
+                         "the folder's files are parsed instead")
+        elif top and not any(top in hdl_scan.scan(_read(f)).modules for f in target.files):
+            notes.append(f"{where} describes {target.toplevel}; {top} is not among its files: the folder's "
+                         "files are parsed instead")
+        else:
+            return _finish(root, root.name, list(target.files), [*headers, *target.include_files],
+                           list(target.include_dirs), list(target.defines), where, notes,
+                           suggested_top=target.toplevel, core=core)
+    elif core is not None:
+        notes.append(f"{core.path.name} names no design toplevel (only simulation targets, or none)")
+    current = [f for f in sources if not stale_folder(f.relative_to(root))]
+    stale = sorted({str(stale_folder(f.relative_to(root))) for f in sources if f not in current})
+    if stale:
+        notes.append(f"{len(sources) - len(current)} file(s) in backup/old folders not parsed: {', '.join(stale)}")
+    design = [f for f in current if not tb_folder(f.relative_to(root))]
+    skipped = sorted({str(tb_folder(f.relative_to(root))) for f in current if f not in design})
     if skipped:
-        notes.append(f"{len(sources) - len(design)} file(s) in testbench folders not parsed: {', '.join(skipped)}")
+        notes.append(f"{len(current) - len(design)} file(s) in testbench folders not parsed: {', '.join(skipped)}")
     if not design:
         raise DesignError(f"{root}: no .v/.sv files outside testbench folders")
-    return _finish(root, root.name, design, headers, [], [], f"folder {root.name}/", notes)
+    return _finish(root, root.name, design, headers, list(target.include_dirs) if target else [],
+                   list(target.defines) if target else [], f"folder {root.name}/", notes,
+                   suggested_top=target.toplevel if target else "", core=core)
 
 
-def _tb_folder(rel: Path) -> Path | None:
-    """The testbench folder (`tb`, `test`, ...) a relative path lies in, or None."""
+def tb_folder(rel: Path) -> Path | None:
+    """The testbench folder (`tb`, `test`, `bench`, ...) a relative path lies in, or None.
+
+    The one rule for the command line and the language server: files there are test code.
+    """
     for i, part in enumerate(rel.parts[:-1]):
         if part.lower() in TESTBENCH_DIRS:
+            return Path(*rel.parts[: i + 1])
+    return None
+
+
+def _tb_folder_name(path: Path, root: Path) -> str:
+    """The testbench folder `path` lies in below `root` ('' when none, or when outside `root`)."""
+    try:
+        folder = tb_folder(path.relative_to(root))
+    except ValueError:
+        return ""
+    return folder.name if folder is not None else ""
+
+
+STALE_TOKENS = frozenset(("backup", "bak", "old", "obsolete", "deprecated", "archive", "attic", "unused"))
+"""Folder-name words that mark superseded copies (`rtl/verilog-backup/`): never design sources."""
+
+
+def stale_folder(rel: Path) -> Path | None:
+    """The backup/old folder a relative path lies in, or None."""
+    for i, part in enumerate(rel.parts[:-1]):
+        if set(re.split(r"[-_.\s]+", part.lower())) & STALE_TOKENS:
             return Path(*rel.parts[: i + 1])
     return None
 
@@ -283,7 +361,7 @@ def duplicate_units(facts: dict[Path, hdl_scan.FileFacts], names: list[str]) -> 
 def parse_command(sources: Sources, files: list[Path], tool: Verilator, out_dir: Path) -> Command:
     """`verilator --json-only` over all files, no top named (every uninstantiated module is one)."""
     cmd = [str(tool.verilator), "--json-only", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-MULTITOP",
-           "--timing", "--json-only-output", str(out_dir / "tree.json"),
+           "--error-limit", "100000", "--timing", "--json-only-output", str(out_dir / "tree.json"),
            "--json-only-meta-output", str(out_dir / "tree.meta.json"), "-Mdir", str(out_dir / "obj")]
     cmd += [f"+incdir+{p}" for p in sources.include_dirs]
     cmd += [f"+define+{d}" for d in sources.defines]
@@ -360,8 +438,23 @@ def _stamp(sources: Sources) -> tuple[object, ...]:
         return (str(p), st.st_size, st.st_mtime_ns)
 
     headers = [h for d in sources.include_dirs if d.is_dir() for h in sorted(d.rglob("*")) if h.is_file()]
-    return (tuple(stat(f) for f in [*sources.files, *headers]), sources.include_dirs, sources.defines,
-            sources.library, sources.top)
+    core = [sources.core.path] if sources.core is not None else []
+    return (tuple(stat(f) for f in [*sources.files, *headers, *core]), sources.include_dirs, sources.defines,
+            sources.library, sources.top, sources.suggested_top)
+
+
+def _top_choice(units: list[Unit], sources: Sources, top: str, containing: tuple[str, ...],
+                flag: str) -> tuple[TopChoice, list[str]]:
+    """The top: asked for, else the filelist's, else the core's toplevel when it exists, else chosen."""
+    if top or sources.top or not sources.suggested_top:
+        return choose_top(units, top or sources.top, containing, flag), []
+    suggested = sources.suggested_top
+    if any(u.name == suggested and u.kind == "module" for u in units):
+        where = sources.core.path.name if sources.core is not None else "the project"
+        candidates = top_candidates(units)
+        return TopChoice(suggested, tuple(candidates), f"the design toplevel {where} declares"), []
+    return choose_top(units, "", containing, flag), [f"the core's toplevel {suggested} is not among the modules "
+                                                     "parsed; chosen as if there were no core"]
 
 
 def infer(sources: Sources, top: str = "", containing: tuple[str, ...] = (), *,
@@ -387,19 +480,23 @@ def infer(sources: Sources, top: str = "", containing: tuple[str, ...] = (), *,
     tree, dropped = parse_all(sources, tool)
     facts = {f: hdl_scan.scan(_read(f)) for f in sources.files if f not in {d for d, _ in dropped}}
     units = add_package_refs(units_from_tree(tree), {f: s.package_refs for f, s in facts.items()})
-    choice = choose_top(units, top or sources.top, containing, flag)
+    units = [replace(u, tb_folder=_tb_folder_name(u.file, sources.root)) for u in units]
+    choice, top_notes = _top_choice(units, sources, top, containing, flag)
     twice = duplicate_units(facts, [u.name for u in closure(units, choice.top)])
     if twice:
         listed = "; ".join(f"{name} in {', '.join(str(f) for f in files)}" for name, files in twice.items())
         raise DesignError(f"{sources.origin}: {choice.top} needs units defined more than once ({listed}); "
                           "list the files to use with -f FILELIST, or point at a smaller folder")
     rtl = compile_order(units, choice.top)
+    wanted = {m for f in rtl if f in facts for m in facts[f].macro_uses}
+    rtl = [p for p in sources.preludes if p in facts and set(facts[p].macros) & wanted and p not in rtl] + rtl
     used = set(rtl)
     # Library (-y/-v) files Verilator pulled in are listed explicitly, so the design
     # builds without the filelist; given files the top does not need are left out.
     design = Design(name=sources.name, root=sources.root, top=choice.top, rtl=tuple(rtl),
                     include_dirs=sources.include_dirs, defines=sources.defines,
                     description=f"inferred from {sources.origin}")
+    design = replace(design, human_test=find_human_test(design, sources.core))
     iface = read_interface(design, tool=tool)
     read = {s for c in iface.conditions for s in c.signals}
     clocks, resets, notes = clock_reset_by_name([(p.name, p.width) for p in iface.inputs if not p.unpacked],
@@ -407,7 +504,7 @@ def infer(sources: Sources, top: str = "", containing: tuple[str, ...] = (), *,
     design = replace(design, clocks=tuple(clocks),
                      resets=tuple(Reset(name, low) for name, low in resets.items()))
     unused = [f for f in sources.files if f not in used and f not in {d for d, _ in dropped}]
-    notes = [*iface.notes, *notes]
+    notes = [*top_notes, *iface.notes, *notes]
     if unused:
         notes.append(f"{len(unused)} parsed file(s) not needed by {choice.top}: "
                      f"{', '.join(f.name for f in unused[:8])}{' ...' if len(unused) > 8 else ''}")

@@ -2,6 +2,10 @@
 
 Verilator needs the include directories and the package files first, so those two facts
 come from a scan of comment-stripped tokens (`` `include "x" ``, `package p;`, `p::`).
+Verilator looks for an `` `include `` only in the include directories (never beside the
+including file), so `resolve_includes` finds each target where it really is (beside the
+includer, `../` relative to it, or below a folder) and names the directory to pass.
+A file that declares no unit and only defines macros is a header, not a compilation unit.
 The same scan names the units a file declares and the identifiers it uses, which is
 all the language server's incremental workspace index needs to pick the files of one
 design. Which module is the top, and what instantiates what, is decided from
@@ -10,8 +14,9 @@ Verilator's own parse (sim.project.infer), never from this scan. Pure: text in, 
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -28,6 +33,13 @@ _UNIT = re.compile(r"\b(module|macromodule|package|interface|program)\s+(?:autom
 _PKG_REF = re.compile(r"\b([A-Za-z_]\w*)\s*::")
 _IDENT = re.compile(r"(?<![`$\w])[A-Za-z_]\w*")
 _STRING = re.compile(r'"(?:\\.|[^"\\\n])*"')
+_DEFINE = re.compile(r"`define\s+([A-Za-z_]\w*)")
+_MACRO_USE = re.compile(r"`([A-Za-z_]\w*)")
+_DIRECTIVES = frozenset((
+    "define", "undef", "undefineall", "ifdef", "ifndef", "elsif", "else", "endif", "include", "timescale",
+    "resetall", "default_nettype", "celldefine", "endcelldefine", "line", "pragma", "begin_keywords",
+    "end_keywords", "unconnected_drive", "nounconnected_drive", "__FILE__", "__LINE__", "verilator_config"))
+"""Compiler directives: backtick words that are not macro uses."""
 
 
 @dataclass(frozen=True)
@@ -44,11 +56,20 @@ class FileFacts:
     """Names used as `name::` (package scopes, also class scopes)."""
     identifiers: frozenset[str] = frozenset()
     """Every identifier token (a superset of the names of instantiated modules)."""
+    macros: tuple[str, ...] = ()
+    """Macros the file `` `define ``s."""
+    macro_uses: frozenset[str] = frozenset()
+    """Macros the file uses (`` `NAME `` that is not a compiler directive)."""
 
     @property
     def declared(self) -> tuple[str, ...]:
         """Every unit name the file declares."""
         return (*self.packages, *self.modules)
+
+    @property
+    def defines_only(self) -> bool:
+        """True for a file that declares no unit and only defines macros (a header by content)."""
+        return bool(self.macros) and not self.declared
 
 
 def scan(text: str) -> FileFacts:
@@ -62,7 +83,9 @@ def scan(text: str) -> FileFacts:
         (packages if kind == "package" else modules).append(name)
     refs = tuple(dict.fromkeys(n for n in _PKG_REF.findall(code) if n not in ("std", "local", "super", "this")))
     idents = frozenset(_IDENT.findall(code))
-    return FileFacts(tuple(modules), tuple(packages), includes, refs, idents)
+    macros = tuple(dict.fromkeys(_DEFINE.findall(code)))
+    uses = frozenset(m for m in _MACRO_USE.findall(code) if m not in _DIRECTIVES)
+    return FileFacts(tuple(modules), tuple(packages), includes, refs, idents, macros, uses)
 
 
 def package_order(files: Iterable[Path], facts: Mapping[Path, FileFacts]) -> list[Path]:
@@ -93,41 +116,59 @@ def package_order(files: Iterable[Path], facts: Mapping[Path, FileFacts]) -> lis
     return ordered + [f for f in files if f not in ordered]
 
 
-def include_dirs_for(includers: Mapping[Path, FileFacts], headers: Iterable[Path]) -> list[Path]:
-    """Include directories that make every `` `include "a/b.svh" `` resolve to a header found.
+@dataclass(frozen=True)
+class Include:
+    """One `` `include `` and where it resolves."""
 
-    For each target, a header whose path ends with the target gives the directory above
-    that suffix (`rtl/include` for `common_cells/registers.svh`). A header beside the
-    including file needs no directory. The nearest header to the includer wins.
+    includer: Path
+    """The file that includes."""
+    target: str
+    """The target as written."""
+    header: Path
+    """The file it resolves to."""
+    directory: Path
+    """The include directory that makes Verilator find it (`target` is relative to it)."""
+
+
+def resolve_includes(includers: Mapping[Path, FileFacts], known: Collection[Path]) -> list[Include]:
+    """Where every `` `include `` of `includers` resolves among the `known` files (pure).
+
+    In order: beside the including file, or relative to it when the target climbs with
+    `../` (`` `include "../rtl/config.vh" ``): the includer's folder is the directory;
+    else a known file whose path ends with the target (`rtl/include` for
+    `common_cells/registers.svh`), the nearest to the includer. Targets found nowhere
+    are left out (Verilator names them when it parses).
     """
-    headers = list(headers)
-    out: list[Path] = []
+    out: list[Include] = []
     for src, facts in includers.items():
         for target in facts.includes:
             parts = PurePosixPath(target).parts
-            if not parts or ".." in parts:
+            if not parts or PurePosixPath(target).is_absolute():
                 continue
-            if (src.parent / target) in headers:
+            beside = Path(os.path.normpath(src.parent / target))
+            if beside in known:
+                out.append(Include(src, target, beside, src.parent))
                 continue
-            matches = [h for h in headers if h.parts[-len(parts):] == parts]
-            if not matches:
+            if ".." in parts:
                 continue
-            best = min(matches, key=lambda h: (_distance(src.parent, h), str(h)))
-            folder = Path(*best.parts[: len(best.parts) - len(parts)])
-            if folder not in out:
-                out.append(folder)
+            matches = [h for h in known if h.parts[-len(parts):] == parts]
+            if matches:
+                best = min(matches, key=lambda h: (_distance(src.parent, h), str(h)))
+                out.append(Include(src, target, best, Path(*best.parts[: len(best.parts) - len(parts)])))
     return out
 
 
-def included_files(includers: Mapping[Path, FileFacts], candidates: Iterable[Path]) -> set[Path]:
+def include_dirs_for(includers: Mapping[Path, FileFacts], known: Collection[Path]) -> list[Path]:
+    """Include directories that make every `` `include `` of `includers` resolve (see resolve_includes)."""
+    return list(dict.fromkeys(inc.directory for inc in resolve_includes(includers, known)))
+
+
+def included_files(includers: Mapping[Path, FileFacts], candidates: Collection[Path]) -> set[Path]:
     """Which `candidates` some file `include`s.
 
     A `.v` pulled in by `` `include `` must not be compiled a second time as a source.
     """
-    names = {PurePosixPath(t).name for f in includers.values() for t in f.includes}
-    return {c for c in candidates if c.name in names and any(
-        c.parts[-len(PurePosixPath(t).parts):] == PurePosixPath(t).parts
-        for f in includers.values() for t in f.includes)}
+    return {inc.header for inc in resolve_includes(includers, candidates)}
 
 
 def _distance(a: Path, b: Path) -> int:

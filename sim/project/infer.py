@@ -53,6 +53,9 @@ class Unit:
     """Number of ports."""
     testbench_nodes: bool = False
     """True when it uses `$finish`, `$stop` or `#` delays."""
+    tb_folder: str | None = None
+    """The testbench folder its file lies in below the project root ('' when none; None when
+    not worked out, and then any folder of the absolute path counts)."""
 
 
 @dataclass(frozen=True)
@@ -78,8 +81,9 @@ def testbench_reason(unit: Unit) -> str | None:
     """Why `unit` is test code rather than design, or None when it is design."""
     if unit.kind != "module":
         return None
-    folder = next((p for p in unit.file.parent.parts if p.lower() in TESTBENCH_DIRS), None)
-    if folder is not None:
+    folder = unit.tb_folder if unit.tb_folder is not None else \
+        next((p for p in unit.file.parent.parts if p.lower() in TESTBENCH_DIRS), None)
+    if folder:
         return f"it lives in a '{folder}/' folder"
     if unit.ports == 0:
         return "it has no ports"

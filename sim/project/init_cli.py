@@ -86,6 +86,11 @@ def design_toml(design: Design, explanation: Sequence[str] = (), root: Path | No
         lines.append(f"target = {design.target:g}")
     if design.description:
         lines.append(f"description = {_toml_str(design.description)}")
+    human = design.human_test
+    if human is not None:
+        lines += ["", "[human_test]", f"kind = {_toml_str(human.kind)}",
+                  f"files = {_toml_list([rel(p) for p in human.files])}", f"top = {_toml_str(human.top)}",
+                  f"note = {_toml_str(human.note)}"]
     return "\n".join(lines) + "\n"
 
 
@@ -101,7 +106,7 @@ def init_main(argv: list[str]) -> int:
     args = p.parse_args(argv)
     paths = list(args.design or ([] if args.filelist else [Path()]))
     try:
-        inferred = infer(gather(paths, args.filelist), args.top)
+        inferred = infer(gather(paths, args.filelist, args.top), args.top)
     except SimError as exc:
         sys.stderr.write(f"benchwright init: {exc}\n")
         return 2

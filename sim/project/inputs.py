@@ -25,8 +25,10 @@ from sim.project.manifest import is_manifest, manifest_designs
 from sim.suite import Design, load_design
 
 
-def gather(paths: list[Path], filelist: Path | None = None) -> Sources:
+def gather(paths: list[Path], filelist: Path | None = None, top: str = "") -> Sources:
     """Sources from command-line inputs: one folder, RTL files, or a filelist (`-f`).
+
+    `top` (a `--top`) tells a folder with a FuseSoC core whether the core's files hold it.
 
     Raises:
         DesignError: nothing given, a mix of folders and files, or missing files.
@@ -36,7 +38,7 @@ def gather(paths: list[Path], filelist: Path | None = None) -> Sources:
             raise DesignError("give either -f FILELIST or folders/files, not both")
         return gather_filelist(filelist)
     if len(paths) == 1 and paths[0].is_dir():
-        return gather_folder(paths[0])
+        return gather_folder(paths[0], top)
     if not paths:
         raise DesignError("give a design folder, RTL files, or -f FILELIST")
     if any(p.is_dir() for p in paths):
@@ -59,7 +61,7 @@ def load_or_infer(paths: list[Path], filelist: Path | None = None, top: str = ""
     if filelist is None and len(paths) == 1 and (paths[0] / "design.toml").is_file():
         design = load_design(paths[0])
         return replace(design, top=top) if top else design
-    inferred = infer(gather(paths, filelist), top)
+    inferred = infer(gather(paths, filelist, top), top)
     if on_inferred is not None:
         on_inferred(inferred)
     return inferred.design
@@ -91,7 +93,7 @@ def load_designs(paths: list[Path], filelist: Path | None = None, top: str = "",
     declared = [d for d in subdirs if (d / "design.toml").is_file()]
     if not declared:
         try:
-            return [infer(gather_folder(root), top).design]
+            return [infer(gather_folder(root, top), top).design]
         except DesignError as exc:
             whole_error = exc
     designs = [load_design(d) for d in declared]
@@ -99,7 +101,7 @@ def load_designs(paths: list[Path], filelist: Path | None = None, top: str = "",
         if folder in declared:
             continue
         try:
-            sources = gather_folder(folder)
+            sources = gather_folder(folder, top)
         except DesignError:
             continue  # no RTL here: not a design
         try:

@@ -39,8 +39,8 @@ def evaluate_human(design: Design, options: SimOptions = SimOptions(), cancel: C
                                options=options, trusted=True, cancel=cancel)
     sv_files = [p for p in test.files if p.suffix in (".sv", ".v", ".svh", ".vh")]
     tb_text = "\n".join(p.read_text(errors="replace") for p in sv_files)
-    # Collected testbenches often `include RTL files by bare name; let them find them.
-    rtl_dirs = tuple(dict.fromkeys(p.parent for p in design.rtl))
-    design = replace(design, include_dirs=(*design.include_dirs, *(d for d in rtl_dirs if d not in design.include_dirs)))
+    # Collected testbenches often `include RTL files (or their own helpers) by bare name; let them find them.
+    dirs = tuple(dict.fromkeys([*(p.parent for p in design.rtl), *(p.parent for p in sv_files)]))
+    design = replace(design, include_dirs=(*design.include_dirs, *(d for d in dirs if d not in design.include_dirs)))
     return evaluate_files(design, sv_files, test.top, options=options,
                           generated=verilogeval_copy(design, tb_text), check=False, cancel=cancel)

@@ -9,7 +9,13 @@ import pytest
 
 from sim.errors import DesignError
 from sim.project import infer
-from sim.project.hdl_scan import include_dirs_for, included_files, package_order, scan
+from sim.project.hdl_scan import (
+    include_dirs_for,
+    included_files,
+    package_order,
+    resolve_includes,
+    scan,
+)
 from sim.project.infer import (
     Unit,
     add_package_refs,
@@ -165,13 +171,32 @@ def test_include_dirs_are_the_folders_above_the_included_path() -> None:
     }
     headers = [Path("/p/rtl/include/common_cells/registers.svh"), Path("/p/rtl/local.svh"),
                Path("/p/other/common_cells/registers.svh")]
-    # The nearest match wins; a header beside the includer needs no directory.
-    assert include_dirs_for(facts, headers) == [Path("/p/rtl/include")]
+    # The nearest match wins; Verilator never looks beside the includer, so that folder is one too.
+    assert include_dirs_for(facts, headers) == [Path("/p/rtl/include"), Path("/p/rtl")]
+
+
+def test_includes_climbing_with_dotdot_resolve_relative_to_the_includer() -> None:
+    facts = {Path("/p/rtl/core.v"): scan('`include "../rtl/config.vh"\n`include "../missing.vh"\nmodule core; endmodule'),
+             Path("/p/sim/tb.v"): scan('`include "../rtl/config.vh"\nmodule tb; endmodule')}
+    known = {Path("/p/rtl/config.vh"), Path("/p/rtl/core.v"), Path("/p/sim/tb.v")}
+    found = resolve_includes(facts, known)
+    assert [(i.includer.name, i.header, i.directory) for i in found] == [
+        ("core.v", Path("/p/rtl/config.vh"), Path("/p/rtl")), ("tb.v", Path("/p/rtl/config.vh"), Path("/p/sim"))]
 
 
 def test_included_sources_are_not_compiled_twice() -> None:
     facts = {Path("/p/top.v"): scan('`include "defs.v"\nmodule top; endmodule')}
     assert included_files(facts, [Path("/p/top.v"), Path("/p/defs.v"), Path("/p/x.v")]) == {Path("/p/defs.v")}
+
+
+def test_a_file_of_macros_alone_is_a_header() -> None:
+    defs = scan("// options\n`define WIDTH 8\n`ifdef FAST\n`define DEPTH 4\n`endif\n`timescale 1ns/1ps\n")
+    assert defs.defines_only
+    assert defs.macros == ("WIDTH", "DEPTH")
+    user = scan("`include \"defs.v\"\nmodule m(input [`WIDTH-1:0] a); `ifdef FAST wire x; `endif endmodule")
+    assert not user.defines_only
+    assert user.macro_uses == {"WIDTH"}
+    assert not scan("`timescale 1ns/1ps\n").defines_only
 
 
 # -- design.toml -----------------------------------------------------------------------

@@ -1,0 +1,3 @@
+`ifndef BLINK_BITS
+`define BLINK_BITS 8
+`endif

@@ -1,0 +1,1 @@
+`timescale 1ns/10ps
