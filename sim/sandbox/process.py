@@ -2,7 +2,9 @@
 
 Each command gets a new session (so a timeout kills the whole group: make, g++, the
 simulation binary and anything it forked), resource limits, stdout+stderr captured to a
-log file (never inherited: stdout may be a JSON-RPC stream), and a frozen result.
+log file (never inherited: stdout may be a JSON-RPC stream), and a frozen result. Limits
+never exceed what the caller's own hard limits allow (`ulimit -v`): a lower inherited limit
+is used as it is and said in the result, instead of failing in the child before exec.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Protocol
 
 from sim.sandbox.bwrap import Sandbox
+from sim.sandbox.outputs import UnsafeOutputError, open_log, read_output_tail, size_text
 from sim.types import Command
 
 logger = logging.getLogger(__name__)
@@ -69,6 +72,8 @@ class RunResult:
     """The last TAIL_LINES lines of the log."""
     timed_out: bool = False
     """True when the wall-clock limit killed the group."""
+    limit_note: str = ""
+    """Set when an inherited hard limit was lower than `Limits` asked for (see `planned_limits`)."""
 
     @property
     def ok(self) -> bool:
@@ -76,33 +81,75 @@ class RunResult:
         return self.returncode == 0 and not self.timed_out
 
 
+_LIMIT_NAMES = {resource.RLIMIT_AS: ("address-space", "ulimit -v"), resource.RLIMIT_FSIZE: ("file-size", "ulimit -f"),
+                resource.RLIMIT_CPU: ("CPU-time", "ulimit -t"), resource.RLIMIT_NPROC: ("process-count", "ulimit -u")}
+"""Words for each limit in a note: what it limits and the shell command that raises it."""
+
+
+def clamp(requested: int, inherited_hard: int) -> int:
+    """The value to set for a limit: `requested`, but never above the inherited hard limit (pure)."""
+    if inherited_hard == resource.RLIM_INFINITY or inherited_hard < 0:
+        return requested
+    return min(requested, inherited_hard)
+
+
+def planned_limits(limits: Limits) -> tuple[list[tuple[int, int, int]], str]:
+    """(resource, soft, hard) triples a child can set, and a note naming every limit that was lowered.
+
+    Raising a hard limit needs privileges the caller may not have (`ulimit -v` in the shell,
+    prlimit, a container); setting one above it would fail in the child, before exec, as
+    `SubprocessError: Exception occurred in preexec_fn`. So each limit is capped at the
+    caller's own hard limit, and the note says so in words a user can act on.
+    """
+    wanted: list[tuple[int, int, int]] = []
+    if limits.memory_bytes is not None:
+        wanted.append((resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes))
+    if limits.file_bytes is not None:
+        wanted.append((resource.RLIMIT_FSIZE, limits.file_bytes, limits.file_bytes))
+    if limits.cpu_s is not None:
+        wanted.append((resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 1))
+    if limits.max_procs is not None:
+        wanted.append((resource.RLIMIT_NPROC, limits.max_procs, limits.max_procs))
+    plan: list[tuple[int, int, int]] = [(resource.RLIMIT_CORE, 0, 0)]
+    notes: list[str] = []
+    for res, soft, hard in wanted:
+        inherited = resource.getrlimit(res)[1]
+        new_hard = clamp(hard, inherited)
+        plan.append((res, min(soft, new_hard), new_hard))
+        if new_hard < soft:
+            what, how = _LIMIT_NAMES[res]
+            have = size_text(new_hard) if res in (resource.RLIMIT_AS, resource.RLIMIT_FSIZE) else str(new_hard)
+            want = size_text(soft) if res in (resource.RLIMIT_AS, resource.RLIMIT_FSIZE) else str(soft)
+            notes.append(f"the inherited {what} limit ({have}, `{how}`) is below the {want} this step asks for")
+    note = "; ".join(notes)
+    if note:
+        note += " (raise it in the shell or service that starts benchwright)"
+    return plan, note
+
+
 def limit_setter(limits: Limits) -> Callable[[], None]:
-    """Return a preexec_fn that applies `limits` in the child before exec."""
+    """Return a preexec_fn that applies `limits` in the child before exec (never above inherited hard limits).
+
+    The plan is computed here, in the parent: the child only calls setrlimit with values it
+    is allowed to set, so it cannot fail between fork and exec.
+    """
+    plan, _note = planned_limits(limits)
 
     def apply() -> None:
-        if limits.memory_bytes is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-        if limits.file_bytes is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
-        if limits.cpu_s is not None:
-            resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
-        if limits.max_procs is not None:
-            resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_procs, limits.max_procs))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        for res, soft, hard in plan:
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(res, (soft, hard))
 
     return apply
 
 
 def read_tail(path: Path, lines: int = TAIL_LINES, max_bytes: int = 64 << 10) -> str:
-    """Last `lines` lines of a (possibly huge) text file, decoded leniently."""
-    try:
-        with path.open("rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - max_bytes))
-            data = fh.read()
-    except OSError:
-        return ""
+    """Last `lines` lines of a (possibly huge) log, decoded leniently; "" when there is no regular file to read.
+
+    A log sits in a folder the command could write, so it is read through sim.sandbox.outputs
+    (never through a symlink, never a FIFO, only its last `max_bytes`).
+    """
+    data = read_output_tail(path, max_bytes)
     return "\n".join(data.decode("utf-8", "replace").splitlines()[-lines:])
 
 
@@ -138,10 +185,17 @@ def run_command(
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     logger.info("run (cwd=%s): %s", cwd, shlex.join(cmd))
+    _plan, limit_note = planned_limits(limits)
+    if limit_note:
+        logger.warning("%s", limit_note)
     argv = list(cmd) if sandbox is None else sandbox.wrap(cmd, cwd, env)
     start = time.monotonic()
     timed_out = False
-    with log_path.open("ab") as log:
+    try:
+        log = open_log(log_path)
+    except UnsafeOutputError as exc:
+        return RunResult(tuple(cmd), 127, 0.0, log_path, str(exc))
+    with log:
         log.write(f"$ {shlex.join(cmd)}\n".encode())
         log.flush()
         try:
@@ -156,8 +210,9 @@ def run_command(
                 preexec_fn=limit_setter(limits),
             )
         except OSError as exc:
-            log.write(f"failed to start: {exc}\n".encode())
-            return RunResult(tuple(cmd), 127, time.monotonic() - start, log_path, str(exc))
+            why = f"failed to start: {exc}" + (f" ({limit_note})" if limit_note else "")
+            log.write(f"{why}\n".encode())
+            return RunResult(tuple(cmd), 127, time.monotonic() - start, log_path, why, limit_note=limit_note)
         deadline = start + limits.timeout_s
         while True:
             try:
@@ -180,7 +235,7 @@ def run_command(
         # Children that outlived the main process (daemonised forks) go too.
         kill_group(proc.pid)
     duration = time.monotonic() - start
-    result = RunResult(tuple(cmd), proc.returncode, duration, log_path, read_tail(log_path), timed_out)
+    result = RunResult(tuple(cmd), proc.returncode, duration, log_path, read_tail(log_path), timed_out, limit_note)
     logger.debug("exit %s after %.2f s", proc.returncode, duration)
     return result
 

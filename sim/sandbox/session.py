@@ -3,10 +3,15 @@
 Starting bubblewrap costs several milliseconds of mounts and namespaces, more than a short
 simulation run itself. A `SandboxSession` pays that once per built binary: a small bash
 loop inside the sandbox reads one run directory per line from its stdin, runs the command
-written in that directory (each run in its own process group under `timeout`, its
-stragglers killed after it), and answers with the exit status. The sandbox and its view
-are the same as for a single run (sim.sandbox.bwrap); only the start-up is shared. The loop exits
+written in that directory, and answers with the exit status. The sandbox and its view are
+the same as for a single run (sim.sandbox.bwrap); only the start-up is shared. The loop exits
 by itself when idle, and with its owner (`--die-with-parent`).
+
+Each run still gets a small sandbox of its own inside the session (a nested `bwrap`, about
+3 ms): a new PID namespace, so every process the run started dies with it (`setsid`, a
+double fork and `nohup` included: when the run's first process exits the kernel kills the
+rest), and a view in which the session's folder is an empty tmpfs with only this run's
+directory bound back, so no run can see or change another run's files.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from sim.sandbox.bwrap import Sandbox
+from sim.sandbox.bwrap import Sandbox, SandboxUnavailableError, probe
+from sim.sandbox.outputs import append_output
 from sim.sandbox.process import (
     Cancel,
     Limits,
@@ -48,7 +54,8 @@ while IFS= read -r -t "$BW_IDLE" dir; do
   status=126
   if cd -- "$dir"; then
     { IFS= read -r limit; set --; while IFS= read -r arg; do set -- "$@" "$arg"; done; } < .bw-argv
-    setsid timeout -k 1 "$limit" "$@" >> run.log 2>&1 < /dev/null &
+    setsid timeout -k 1 "$limit" "$BW_BWRAP" --unshare-pid --die-with-parent --dev-bind / / --proc /proc \
+      --tmpfs "$BW_ROOT" --bind "$dir" "$dir" --chdir "$dir" -- "$@" >> run.log 2>&1 < /dev/null &
     pid=$!
     wait "$pid"
     status=$?
@@ -58,7 +65,7 @@ while IFS= read -r -t "$BW_IDLE" dir; do
   echo "$status"
 done
 """
-"""The request loop run inside the sandbox (bash: `read -t`)."""
+"""The request loop run inside the sandbox (bash: `read -t`); each run in a nested bwrap (see the module doc)."""
 
 
 def argv_file_text(argv: Sequence[str], timeout_s: float) -> str:
@@ -83,11 +90,17 @@ class SandboxSession:
 
     def __init__(self, sandbox: Sandbox, *, env: Mapping[str, str] | None, limits: Limits,
                  read_only: Sequence[Path] = ()) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="bw-session-"))
+        found = probe()
+        if not found.available or found.bwrap is None:
+            raise SandboxUnavailableError(f"a sandbox session needs working bubblewrap: {found.reason}")
+        bwrap = Path(found.bwrap).resolve()
+        self.root = Path(tempfile.mkdtemp(prefix="bw-session-")).resolve()
         """Run directories are made here (the sandbox's writable place)."""
-        self._sandbox = replace(sandbox, read_only=(*sandbox.read_only, *read_only),
-                                writable=(*sandbox.writable, self.root))
-        self._env = {**(env if env is not None else os.environ), "BW_IDLE": str(IDLE_EXIT_S)}
+        # Not lean: the nested bwrap of each run needs /proc, and this view is set up once.
+        self._sandbox = replace(sandbox, read_only=(*sandbox.read_only, *read_only, bwrap),
+                                writable=(*sandbox.writable, self.root), lean=False)
+        self._env = {**(env if env is not None else os.environ), "BW_IDLE": str(IDLE_EXIT_S),
+                     "BW_BWRAP": str(bwrap), "BW_ROOT": str(self.root)}
         self._limits = limits
         self._proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
@@ -146,8 +159,8 @@ class SandboxSession:
                 if (cancel is not None and cancel.is_set()) or now >= deadline:
                     self._stop()
                     cancelled = cancel is not None and cancel.is_set()
-                    with log_path.open("ab") as log:
-                        log.write(b"\n[benchwright] cancelled\n" if cancelled else
+                    # The run could have replaced run.log (a FIFO, a symlink): append only to a regular file.
+                    append_output(log_path, b"\n[benchwright] cancelled\n" if cancelled else
                                   f"\n[benchwright] killed after {timeout_s:.1f} s wall-clock limit\n".encode())
                     return RunResult(tuple(argv), -9, time.monotonic() - start, log_path, read_tail(log_path),
                                      timed_out=not cancelled)
@@ -164,8 +177,7 @@ class SandboxSession:
         returncode = 127 if status is None else status
         timed_out = returncode == TIMEOUT_STATUS and duration >= timeout_s * 0.9
         if timed_out:
-            with log_path.open("ab") as log:
-                log.write(f"\n[benchwright] killed after {timeout_s:.1f} s wall-clock limit\n".encode())
+            append_output(log_path, f"\n[benchwright] killed after {timeout_s:.1f} s wall-clock limit\n".encode())
         return RunResult(tuple(argv), returncode, duration, log_path, read_tail(log_path), timed_out)
 
     def _stop(self) -> None:

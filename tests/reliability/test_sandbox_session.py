@@ -1,17 +1,26 @@
-"""The persistent sandbox that runs a binary's many short simulations (real bwrap, real Verilator)."""
+"""The persistent sandbox that runs a binary's many short simulations (real bwrap, real Verilator).
+
+Every test here fails when the session runs without bubblewrap, or when a run shares its
+PID namespace or its view of the session's folder with other runs: a canary outside the
+session must be unreadable from a run, a run cannot list or read another run's directory,
+and nothing a run started (setsid, a double fork, nohup) outlives it.
+"""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 from conftest import lingering, processes_matching, requires_verilator
 
 from sim.run.evaluate import BuiltTestbench, SimOptions, build
-from sim.sandbox.bwrap import SandboxMode, probe
-from sim.sandbox.session import argv_file_text, parse_status
+from sim.sandbox.bwrap import Sandbox, SandboxMode, probe
+from sim.sandbox.process import Limits
+from sim.sandbox.session import SandboxSession, argv_file_text, parse_status
 from sim.suite import Design, Reset
 from sim.types import SimResult
 
@@ -34,6 +43,9 @@ module tb_blinky;
   initial begin
     if (!$value$plusargs("mode=%s", mode)) mode = "plain";
     if (mode == "daemon") void'($system("sleep 7555 & sleep 7555 &"));
+    if (mode == "setsid") void'($system("setsid sleep 7556 > /dev/null 2>&1 < /dev/null &"));
+    if (mode == "double") void'($system("sh -c '(sleep 7557 > /dev/null 2>&1 < /dev/null &) &'"));
+    if (mode == "nohup") void'($system("nohup sleep 7558 > /dev/null 2>&1 < /dev/null &"));
     repeat (2) @(negedge clk);
     rst_n = 1;
     if (mode == "hang") forever #1;
@@ -42,7 +54,7 @@ module tb_blinky;
   end
 endmodule
 """
-"""One binary, three behaviours chosen by plusarg: plain, leave daemons behind, never finish."""
+"""One binary, behaviours chosen by plusarg: plain, leave daemons behind (four ways), never finish."""
 
 
 def live(marker: str) -> list[int]:
@@ -86,6 +98,20 @@ def test_stragglers_die_with_their_run(built: BuiltTestbench) -> None:
     assert built.run().status.value == "ok"
 
 
+@pytest.mark.parametrize(("mode", "marker"), [("setsid", "sleep 7556"), ("double", "sleep 7557"),
+                                              ("nohup", "sleep 7558")])
+def test_setsid_double_fork_and_nohup_die_with_their_run(built: BuiltTestbench, mode: str, marker: str,
+                                                          figures) -> None:
+    result = built.run(plusargs=(f"+mode={mode}",))
+    assert result.status.value == "ok", result.detail
+    assert built._session is not None
+    # Gone as soon as the run answered: its PID namespace died with it (not when the session ends).
+    left = settle(marker, 2.0)
+    assert left == [], f"{mode}: a process the run started outlived it"
+    assert live(str(built._session.root)), "the session itself should still be running"
+    figures.note(f"session_stragglers_{mode}", len(left))
+
+
 def test_a_hanging_run_times_out_and_the_next_run_works(built: BuiltTestbench) -> None:
     start = time.monotonic()
     result = built.run(plusargs=("+mode=hang",))
@@ -127,3 +153,66 @@ def test_request_file_and_status_line() -> None:
     assert parse_status("0\n") == 0
     assert parse_status("124\n") == 124
     assert parse_status("garbage") is None
+
+
+# -- the session on its own: a shell in place of a simulation binary ----------------------
+
+
+@pytest.fixture
+def session(tmp_path: Path):  # -> SandboxSession
+    if not probe().available:
+        pytest.fail(f"bubblewrap namespaces must work on this machine: {probe().reason}")
+    s = SandboxSession(Sandbox(mode=SandboxMode.REQUIRE, lean=True), env=None, limits=Limits(timeout_s=10))
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+def shell(session: SandboxSession, script: str, timeout_s: float = 10.0) -> tuple[int, str, Path]:
+    """Run `sh -c script` as one session run; (status, log, run dir)."""
+    work = session.new_run_dir()
+    res = session.run(["sh", "-c", script], cwd=work, log_path=work / "run.log", timeout_s=timeout_s)
+    return res.returncode, (work / "run.log").read_text(errors="replace"), work
+
+
+def test_a_run_cannot_read_outside_the_session(session: SandboxSession, tmp_path: Path) -> None:
+    secret = "SESSION-CANARY-" + uuid.uuid4().hex
+    canary = tmp_path / "canary.txt"
+    canary.write_text(secret)
+    status, log, _ = shell(session, f"cat {canary}; echo done")
+    assert status == 0, log
+    assert "done" in log
+    assert secret not in log, "a session run read a file outside the sandbox's view"
+
+
+def test_runs_cannot_see_each_other(session: SandboxSession) -> None:
+    status, log, first = shell(session, "echo private-data > mine.txt; echo ok")
+    assert status == 0, log
+    assert (first / "mine.txt").is_file()
+    status, log, second = shell(session, f"echo LIST: $(ls -a {session.root}); cat {first}/mine.txt; "
+                                         f"touch {first}/planted; echo end")
+    assert status == 0, log
+    assert "end" in log
+    listed = next(line for line in log.splitlines() if line.startswith("LIST:")).split()[1:]
+    assert sorted(listed) == sorted([".", "..", second.name]), f"a run listed other runs' directories: {listed}"
+    assert "private-data" not in log, "a run read another run's file"
+    assert not (first / "planted").exists(), "a run wrote into another run's directory"
+
+
+def test_each_run_has_its_own_pid_namespace(session: SandboxSession) -> None:
+    status, log, _ = shell(session, "echo pid=$$; ls /proc | grep -c '^[0-9]'")
+    assert status == 0, log
+    lines = log.strip().splitlines()
+    assert lines[-2] in ("pid=1", "pid=2"), log  # bwrap's init is 1, the run's shell 2
+    assert int(lines[-1]) <= 4, f"the run sees processes outside its own namespace: {log}"
+    assert os.getpid() > 0
+
+
+@pytest.mark.parametrize("how", ["setsid sleep 7561 &", "(sleep 7562 &) &", "nohup sleep 7563 &"],
+                         ids=["setsid", "double-fork", "nohup"])
+def test_session_run_leaves_no_process(session: SandboxSession, how: str) -> None:
+    marker = how.split("&")[0].split()[-1]
+    status, log, _ = shell(session, f"{how} > /dev/null 2>&1 < /dev/null; echo started")
+    assert status == 0, log
+    assert settle(f"sleep {marker}", 2.0) == [], f"`{how}` outlived its session run"
