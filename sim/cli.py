@@ -13,9 +13,10 @@ from typing import Any
 
 from sim.errors import SimError
 from sim.project.init_cli import add_input_args, design_from_args
-from sim.run.evaluate import SimOptions, evaluate_files
+from sim.run.evaluate import DEFAULT_SEED, SimOptions, check_seed, evaluate_files
 from sim.run.report import result_json, result_text
 from sim.sandbox.bwrap import describe as describe_sandbox
+from sim.sandbox.outputs import UnsafeOutputError, copy_outputs, list_outputs
 from sim.suite import Design, design_from_files
 from sim.types import METRICS, SimResult
 
@@ -30,6 +31,8 @@ def sim_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, help="copy coverage.dat, coverage.info and logs here")
     p.add_argument("--metrics", default=",".join(METRICS), help="comma-separated metrics (default: %(default)s)")
     p.add_argument("--timeout", type=float, default=60.0, help="simulation wall-clock limit in seconds")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                   help="simulator seed, 1..2**31-1: the same seed gives the same coverage (default: %(default)s)")
     p.add_argument("--waivers", type=Path, help="waiver file (default: <design>/coverage.waivers if present)")
     p.add_argument("--mutation", action="store_true",
                    help="also run every mutant of the RTL with this testbench and report the kill ratio")
@@ -78,8 +81,13 @@ def sim_main(argv: list[str]) -> int:
     if unknown:
         sys.stderr.write(f"benchwright sim: unknown metric(s) {unknown}; choose from {', '.join(METRICS)}\n")
         return 2
+    try:
+        seed = check_seed(args.seed)
+    except ValueError as exc:
+        sys.stderr.write(f"benchwright sim: --seed: {exc}\n")
+        return 2
     options = SimOptions(metrics=metrics, run_timeout_s=args.timeout, keep_runs=args.out is not None,
-                         waivers=args.waivers)
+                         waivers=args.waivers, seed=seed)
     try:
         design = _design_of(args)
         result = simulate(design, args.tb, args.human, options)
@@ -92,7 +100,7 @@ def sim_main(argv: list[str]) -> int:
         sys.stderr.write(f"benchwright sim: {exc}\n")
         return 2
     if args.out is not None:
-        _export(result, args.out)
+        result = _export(result, args.out)
     dead = _dead_report(design, result) if args.dead else None
     if args.json:
         payload = result_json(result)
@@ -157,16 +165,41 @@ def _dead_text(dead: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _export(result: SimResult, out: Path) -> None:
-    """Copy a run's artifacts to `out` (coverage.dat, coverage.info with absolute paths, logs)."""
+EXPORT_SUFFIXES = (".dat", ".info", ".log", ".json", ".xml")
+"""Run files `--out` keeps: coverage data, lcov, logs, cocotb results."""
+
+MAX_EXPORTED = 64
+"""Most files `--out` copies from one run directory (the rest are counted in a note)."""
+
+EXPORT_CAP = 256 << 20
+"""Largest single file `--out` copies (the simulation's own file-size limit)."""
+
+
+def _export(result: SimResult, out: Path) -> SimResult:
+    """Copy a run's artifacts to `out` (coverage.dat, coverage.info with absolute paths, logs).
+
+    The run directory was writable by the testbench: only regular files are copied, through
+    `sim.sandbox.outputs`; every other entry (a symlink, FIFO, socket, directory, hard link,
+    or a file past the limits) is refused by name, on stderr and in the result's notes.
+    """
     out.mkdir(parents=True, exist_ok=True)
-    sources = [result.coverage_dat, result.lcov]
-    if result.run_dir is not None:
-        sources += [*result.run_dir.glob("*.log"), *result.run_dir.glob("*.dat")]
-    for src in sources:
-        if src is not None and Path(src).is_file():
-            shutil.copy2(src, out / Path(src).name)
+    known = [p for p in (result.coverage_dat, result.lcov) if p is not None]
+    root = result.run_dir or (known[0].parent if known else None)
+    notes: tuple[str, ...] = ()
+    if root is not None:
+        try:
+            names, refused = list_outputs(root, EXPORT_SUFFIXES, MAX_EXPORTED)
+        except (OSError, UnsafeOutputError) as exc:
+            names, refused = [], [(str(root), str(exc))]
+        names = [*(p.name for p in known if p.parent == root), *names]
+        done = copy_outputs(root, names, out, EXPORT_CAP)
+        notes = tuple(dict.fromkeys([*(f"not copied: {name}: {why}" for name, why in refused), *done.notes()]))
+        for note in notes:
+            sys.stderr.write(f"benchwright sim: --out {note}\n")
+    result = replace(result, notes=(*result.notes, *notes))
+    (out / "result.json").unlink(missing_ok=True)
     (out / "result.json").write_text(json.dumps(result_json(result), indent=1))
+    return result
 
 
 def doctor_main(argv: list[str]) -> int:

@@ -131,6 +131,8 @@ class SimResult:
     """The DUT-restricted `sim.run.coverage.CoverageReport` (for merging trials); None without coverage."""
     extra: dict[str, object] = field(default_factory=dict)
     """Free-form diagnostics (command lines, tool version)."""
+    seed: int | None = None
+    """The simulator seed the run used (`+verilator+seed+N`, or cocotb's RANDOM_SEED); None when nothing ran."""
 
     @property
     def overall(self) -> float:

@@ -29,8 +29,9 @@ from sim.errors import DesignError
 from sim.mutation.mutants import Mutant, find_mutants, sample
 from sim.mutation.rtl import PLUSARG, TRACE_PREFIX, TracedPort, instrument, site_lines
 from sim.run.commands import BuildSpec, verilator_lint
-from sim.run.evaluate import BuiltTestbench, SimOptions, builds_dir
+from sim.run.evaluate import BuiltTestbench, SimOptions, builds_dir, sandbox_for
 from sim.run.messages import parse_messages
+from sim.sandbox.outputs import UnsafeOutputError, list_outputs, read_output_text
 from sim.sandbox.process import Cancel, Limits, run_command
 from sim.suite import Design
 from sim.tools import find_verilator, tool_env
@@ -43,6 +44,9 @@ DEFAULT_CAP = 60
 
 LINT_ROUNDS = 4
 """Times the batched RTL is linted, dropping the mutants on error lines after each failure."""
+
+LINT_LOG_CAP = 16 << 20
+"""Largest lint log of the mutant RTL read back."""
 
 MUTANT_OPTIONS = SimOptions(metrics=())
 """Mutant models carry no coverage instrumentation: they only need the output trace."""
@@ -269,12 +273,18 @@ def prepare(design: Design, *, cap: int | None = DEFAULT_CAP, options: SimOption
         log.write_text("")
         spec = BuildSpec(sources=paths, top=design.top, include_dirs=mutated.include_dirs, defines=design.defines,
                          extra_args=options.extra_args)
+        # The RTL may come from a cloned repository: lint it in the sandbox too.
         res = run_command(verilator_lint(tool.verilator, spec), cwd=log.parent, log_path=log, env=tool_env(tool),
-                          limits=Limits(timeout_s=120), cancel=cancel)
+                          limits=Limits(timeout_s=120), cancel=cancel,
+                          sandbox=sandbox_for(mutated, tool, options, write=(log.parent,)))
         if res.ok:
             return MutantModel(mutated, design, tuple(mutants), len(found), tuple(rejected),
                                tuple(p.name for p in outputs), time.monotonic() - start)
-        bad = rejected_by(log.read_text(errors="replace"), mutants, sources, renamed)
+        try:
+            lint_log = read_output_text(log, LINT_LOG_CAP)
+        except (OSError, UnsafeOutputError) as exc:
+            raise DesignError(f"{design.name}: the mutant RTL's lint log: {exc}") from None
+        bad = rejected_by(lint_log, mutants, sources, renamed)
         if not bad:
             raise DesignError(f"{design.name}: the mutant RTL does not compile:\n{res.tail}")
         rejected += bad
@@ -330,10 +340,36 @@ def run_one(built: BuiltTestbench, mutant: int, files: Mapping[str, str] | None 
     work = Path(tempfile.mkdtemp(prefix="bw-mut-"))
     try:
         res = built.run(files, [*plusargs, f"+{PLUSARG}={mutant}"], seed=SEED, run_dir=work, cancel=cancel)
-        traces = {p.name: p.read_text(errors="replace") for p in work.glob(f"{TRACE_PREFIX}*.txt")}
-        return Outcome(_status(res), normalize_trace(traces), res.run_s)
+        return Outcome(_status(res), normalize_trace(read_traces(work)), res.run_s)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+TRACE_CAP = 16 << 20
+"""Largest output trace read back from one mutant run (per file)."""
+
+MAX_TRACES = 64
+"""Most trace files read from one run (one per traced instance)."""
+
+
+def read_traces(work: Path) -> dict[str, str]:
+    """The `bw_trace.*.txt` files of a run directory, read through `sim.sandbox.outputs`.
+
+    The testbench could have left other files with that name: symlinks, FIFOs, huge or
+    hard-linked files are not read, but recorded as refused (so the comparison stays
+    deterministic), and at most MAX_TRACES files of at most TRACE_CAP bytes are read.
+    """
+    try:
+        names, refused = list_outputs(work, (".txt",), MAX_TRACES, prefix=TRACE_PREFIX)
+    except (OSError, UnsafeOutputError) as exc:
+        return {"<run directory>": f"<refused: {exc}>"}
+    traces = {name: f"<refused: {why}>" for name, why in refused}
+    for name in names:
+        try:
+            traces[name] = read_output_text(work / name, TRACE_CAP)
+        except (OSError, UnsafeOutputError) as exc:
+            traces[name] = f"<refused: {exc}>"
+    return traces
 
 
 def hang_limit(run_timeout_s: float, original_s: float) -> float:

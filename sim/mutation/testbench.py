@@ -22,9 +22,10 @@ from sim.mutation.model import (
     differential,
     normalize_trace,
     prepare,
+    read_traces,
     run_mutants,
 )
-from sim.mutation.rtl import PLUSARG, TRACE_PREFIX
+from sim.mutation.rtl import PLUSARG
 from sim.run.cocotb import evaluate_cocotb
 from sim.run.evaluate import BuiltTestbench, SimOptions, build, build_sv
 from sim.run.human import verilogeval_copy
@@ -114,7 +115,7 @@ def analyse_cocotb(model: MutantModel, test_module: str, files: Sequence[Path], 
             build_s += res.build_s
             if res.status == Status.COMPILE_ERROR:
                 return Outcome("compile_error", (), res.run_s)
-            traces = {p.name: p.read_text(errors="replace") for p in work.glob(f"{TRACE_PREFIX}*.txt")}
+            traces = read_traces(work)
             status = "ok" if res.status in (Status.OK, Status.COVERAGE_ERROR) else res.status.value
             return Outcome(status, normalize_trace(traces), res.run_s)
         finally:

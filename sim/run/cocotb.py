@@ -16,10 +16,11 @@ from pathlib import Path
 
 from sim.run.cache import build_key, locked
 from sim.run.commands import BuildSpec, coverage_args
-from sim.run.evaluate import SimOptions, builds_dir, observe, sandbox_for
+from sim.run.evaluate import SimOptions, builds_dir, check_seed, observe, sandbox_for
 from sim.run.messages import parse_messages
 from sim.sandbox.bwrap import Sandbox, status_note
 from sim.sandbox.guard import COCOTB_AUDIT_SITE, check_cocotb
+from sim.sandbox.outputs import UnsafeOutputError, read_output
 from sim.sandbox.process import Cancel, Limits, read_tail, run_command
 from sim.suite import Design
 from sim.tools import find_verilator, tool_env
@@ -63,12 +64,31 @@ def _driver(action: str, spec: dict[str, object], work: Path, env: dict[str, str
     res = run_command([sys.executable, "-m", "sim.run.cocotb_driver", action, str(spec_path)], cwd=work,
                       log_path=work / f"{action}.driver.log", env=env, limits=limits, cancel=cancel,
                       sandbox=sandbox)
-    tail = read_tail(log) if log.is_file() else res.tail
+    tail = read_tail(log)  # "" unless the log is still a regular file (the test could replace it)
     return res.ok, res.duration_s, tail + "\n" + res.tail, res.timed_out
 
 
+SUMMARY_CAP = 64 << 10
+"""Largest summary.json read back (two counts)."""
+
+
+def read_summary(path: Path) -> dict[str, int]:
+    """`{"tests", "failed"}` from the driver's summary.json; {} when it is missing, refused or malformed.
+
+    The file is in the run directory, which the test could write: it is read through
+    `sim.sandbox.outputs`, and only the two integer counts are kept.
+    """
+    try:
+        data = json.loads(read_output(path, SUMMARY_CAP))
+    except (OSError, UnsafeOutputError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if k in ("tests", "failed") and type(v) is int}
+
+
 def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] | Sequence[Path], *,
-                    options: SimOptions = SimOptions(), trusted: bool = False, seed: int = 0,
+                    options: SimOptions = SimOptions(), trusted: bool = False, seed: int | None = None,
                     cancel: Cancel | None = None, plusargs: Sequence[str] = (),
                     run_dir: Path | None = None) -> SimResult:
     """Run one cocotb test module against the design with coverage.
@@ -80,11 +100,12 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
             trusted suite (their folders go on PYTHONPATH).
         options: limits and metrics.
         trusted: True for collected human suites (enables the cocotb 1.x compat aliases).
-        seed: cocotb random seed.
+        seed: cocotb's random seed (default: the options' seed), recorded in the result.
         plusargs: extra simulator plusargs (mutation analysis selects a mutant with one).
         run_dir: run in this directory and keep it (default: a temporary one).
         cancel: Event-like object that kills the run when set.
     """
+    seed = check_seed(options.seed if seed is None else seed)
     tool = find_verilator(options.verilator_path)
     # Refuses here (SandboxUnavailableError) when the sandbox is required but unavailable.
     unsandboxed = status_note(options.sandbox)
@@ -117,7 +138,7 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
                                   file_bytes=None), log, cancel,
                 sandbox_for(design, tool, options, write=(bdir,), build=True))
             if not ok:
-                text = read_tail(log, lines=400) if log.is_file() else tail
+                text = read_tail(log, lines=400) or tail
                 return SimResult(status=Status.TIMEOUT if timed_out else Status.COMPILE_ERROR,
                                  messages=tuple(parse_messages(text)), build_s=build_s, log_tail=tail,
                                  detail="cocotb DUT build failed")
@@ -165,14 +186,13 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
              "plusargs": list(plusargs)},
             work, run_env, limits, log, cancel,
             sandbox_for(design, tool, options, read=(bdir, *(p.parent for p in paths), *siblings), write=(work,)))
-        base = SimResult(status=Status.OK, build_s=build_s, run_s=run_s, cached=cached, log_tail=tail,
+        base = SimResult(status=Status.OK, build_s=build_s, run_s=run_s, cached=cached, log_tail=tail, seed=seed,
                          notes=(unsandboxed,) if unsandboxed else (),
                          extra={"tool": tool.version_text, "kind": "cocotb"})
         if timed_out:
             return replace(base, status=Status.TIMEOUT, detail=f"cocotb test did not finish within {options.run_timeout_s:g} s")
         observed = observe(design, work / "coverage.dat", options.metrics, options.waivers)
-        summary_path = work / "summary.json"
-        summary = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
+        summary = read_summary(work / "summary.json")
         if isinstance(observed, str):
             status = Status.RUNTIME_ERROR if not ok else Status.COVERAGE_ERROR
             return replace(base, status=status, detail=observed if ok else "cocotb test process failed: " + observed)

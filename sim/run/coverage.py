@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sim.errors import CoverageParseError
+from sim.sandbox.outputs import UnsafeOutputError, read_output
 from sim.types import METRICS, CoverageSummary, MetricSummary, UncoveredPoint
 
 HEADER = "# SystemC::Coverage-3"
@@ -203,24 +204,36 @@ def parse_coverage(text: str, source: str = "") -> CoverageReport:
     return CoverageReport(tuple(points))
 
 
-def read_coverage(path: Path) -> CoverageReport:
+COVERAGE_CAP = 64 << 20
+"""Largest coverage.dat read (64 MiB: a few hundred thousand points; the public suite's are KBs)."""
+
+
+def read_coverage(path: Path, *, root: Path | None = None, cap: int = COVERAGE_CAP) -> CoverageReport:
     """Read and parse a coverage.dat (utf-8, undecodable bytes replaced).
 
-    A missing or empty file means the simulation did not finish normally (Verilator
-    writes coverage.dat at `$finish`); both raise CoverageParseError naming the file.
+    The file sits in a run directory the simulation could write, so it is read through
+    `sim.sandbox.outputs` (`root`: that directory, default the file's folder): a symlink,
+    FIFO, device, directory, hard link or a file over `cap` is a CoverageParseError naming
+    the file and why. A missing or empty file means the simulation did not finish normally
+    (Verilator writes coverage.dat at `$finish`); both raise CoverageParseError naming the file.
     """
     try:
-        data = path.read_bytes()
+        data = read_output(path, cap, root=root)
     except FileNotFoundError:
         raise CoverageParseError(
             f"Simulation terminated abnormally: coverage file {path} not found", file=str(path)
         ) from None
+    except UnsafeOutputError as exc:
+        raise CoverageParseError(f"coverage file {exc.reason}; not read", file=str(path)) from None
     except OSError as exc:
         raise CoverageParseError(f"cannot read coverage file {path}: {exc.strerror or exc}", file=str(path)) from None
     if not data.strip():
         raise CoverageParseError(
             f"Simulation terminated abnormally: coverage file {path} is empty", file=str(path)
         )
+    if data.lstrip()[:len(HEADER)] != HEADER.encode():
+        # Checked on the bytes: junk is refused before it is decoded into a large string.
+        raise CoverageParseError(f"missing {HEADER!r} header (not a Verilator coverage file)", str(path), 1)
     return parse_coverage(data.decode("utf-8", errors="replace"), source=str(path))
 
 

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from sim.sandbox.bwrap import (
     status_note,
 )
 from sim.sandbox.guard import check_sv
+from sim.sandbox.outputs import UnsafeOutputError, read_output_text
 from sim.sandbox.process import Cancel, Limits, read_tail, run_commands
 from sim.sandbox.session import SandboxSession
 from sim.suite import Design
@@ -53,6 +54,17 @@ WAIVER_FILE = "coverage.waivers"
 
 EXE_NAME = "Vsim"
 """Name of every built simulation binary."""
+
+DEFAULT_SEED = 1
+"""The simulator seed of every run unless one is given: fixed and non-zero, because
+`+verilator+seed+0` asks Verilator for a fresh random seed on each run (a `$urandom`
+testbench would score differently every time)."""
+
+MAX_SEED = (1 << 31) - 1
+"""Largest seed accepted (Verilator reads it as a 32-bit integer)."""
+
+GUARD_LOG_CAP = 64 << 20
+"""Largest preprocessed testbench text the guard reads back (`verilator -E` output)."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +98,17 @@ class SimOptions:
     None uses `<design folder>/coverage.waivers` when that file exists."""
     sandbox: SandboxMode | None = None
     """OS sandbox for builds and runs (sim.sandbox.bwrap); None reads BENCHWRIGHT_SANDBOX (default auto)."""
+    seed: int = DEFAULT_SEED
+    """Simulator seed (`+verilator+seed+N`, cocotb's RANDOM_SEED) of runs that are not given one:
+    1..2**31-1. The same seed gives a `$urandom` testbench the same coverage on every run."""
+
+
+def check_seed(seed: int) -> int:
+    """`seed` when it is a valid explicit seed (1..MAX_SEED); a ValueError saying why otherwise."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 1 <= seed <= MAX_SEED:
+        raise ValueError(f"simulator seed {seed!r} must be an integer from 1 to {MAX_SEED} "
+                         "(0 would make Verilator draw a fresh random seed on every run)")
+    return seed
 
 
 def builds_dir(options: SimOptions) -> Path:
@@ -226,12 +249,14 @@ class BuiltTestbench:
         return session
 
     def run(self, files: Mapping[str, str] | None = None, plusargs: Sequence[str] = (), *,
-            seed: int = 0, run_dir: Path | None = None, cancel: Cancel | None = None) -> SimResult:
+            seed: int | None = None, run_dir: Path | None = None, cancel: Cancel | None = None) -> SimResult:
         """Run the binary in a fresh directory holding `files`; coverage restricted to the DUT.
 
-        Unless a `run_dir` is given or `keep_runs` is set, the run directory is deleted
-        afterwards and the result's file paths are None (the parsed report stays in `report`).
+        `seed` (default: the options' seed) is passed as `+verilator+seed+N` and recorded in
+        the result. Unless a `run_dir` is given or `keep_runs` is set, the run directory is
+        deleted afterwards and the result's file paths are None (the parsed report stays in `report`).
         """
+        seed = check_seed(self.options.seed if seed is None else seed)
         result = self._run(files, plusargs, seed=seed, run_dir=run_dir, cancel=cancel)
         if run_dir is None and not self.options.keep_runs:
             result = replace(result, coverage_dat=None, lcov=None, run_dir=None)
@@ -262,6 +287,7 @@ class BuiltTestbench:
                                       cancel=cancel, sandbox=self._sandbox)
             base = SimResult(status=Status.OK, build_s=self.build_s, run_s=res.duration_s, cached=self.cached,
                              notes=self.notes, run_dir=work if not own_dir or self.options.keep_runs else None,
+                             seed=seed,
                              extra={"build_argv": list(self.argv), "run_argv": list(res.argv),
                                     "tool": self.tool.version_text})
             if res.timed_out:
@@ -270,8 +296,9 @@ class BuiltTestbench:
                                       "(does the testbench call $finish?)")
             observed = observe(self.design, work / "coverage.dat", self.metrics, self.options.waivers)
             if res.returncode != 0:
+                detail = _runtime_detail(res.returncode, res.tail)
                 failed = replace(base, status=Status.RUNTIME_ERROR, log_tail=res.tail,
-                                 detail=_runtime_detail(res.returncode, res.tail))
+                                 detail=f"{detail} ({res.limit_note})" if res.limit_note else detail)
                 return failed if isinstance(observed, str) else observed.apply(failed)
             if isinstance(observed, str):
                 return replace(base, status=Status.COVERAGE_ERROR, log_tail=res.tail, detail=observed)
@@ -344,9 +371,40 @@ def observe(design: Design, dat: Path, metrics: Sequence[str], waivers: Path | N
             return f"waiver file: {exc}"
         dut, waived = cov.apply_waivers(dut, rules)
         notes += tuple(f"waived: {p.kind} {p.file}:{p.line} {p.comment}" for p in waived)
-    lcov = write_lcov(dut, dat.parent / "coverage.info")
-    return Observation(cov.summarize(dut, tuple(metrics)), cov.uncovered(dut, tuple(metrics)), dat, lcov, dut,
+    try:
+        lcov = write_lcov(dut, dat.parent / "coverage.info")
+    except (UnsafeOutputError, OSError) as exc:
+        return f"cannot write the lcov file: {exc}"
+    return Observation(cov.summarize(dut, tuple(metrics)),
+                       cov.uncovered(dut, tuple(metrics), design_source_reader(design)), dat, lcov, dut,
                        scopes, notes, attributed.counts())
+
+
+def design_source_reader(design: Design) -> Callable[[str], list[str] | None]:
+    """A source reader for `coverage.uncovered` that reads only the design's own files.
+
+    A point's file name comes from coverage.dat, which the run could have forged: a point
+    "in" ~/.ssh/id_rsa must not bring that file's lines into the result. RTL files and
+    files under the include folders are read (once each); any other name gets no text.
+    """
+    allowed = {str(p) for p in design.rtl} | {str(p.resolve()) for p in design.rtl}
+    folders = tuple(d.resolve() for d in design.include_dirs)
+    cache: dict[str, list[str] | None] = {}
+
+    def read(path: str) -> list[str] | None:
+        if path in cache:
+            return cache[path]
+        lines: list[str] | None = None
+        try:
+            real = Path(path).resolve()
+            if path in allowed or str(real) in allowed or any(real.is_relative_to(d) for d in folders):
+                lines = real.read_bytes().decode("utf-8", errors="replace").splitlines()
+        except OSError:
+            lines = None
+        cache[path] = lines
+        return lines
+
+    return read
 
 
 _LINE_MARK = re.compile(r'^`line\s+(\d+)\s+"((?:[^"\\]|\\.)*)"\s+\d+\s*$')
@@ -369,7 +427,11 @@ def preprocessed_guard(tool: Verilator, spec: BuildSpec, checked: Sequence[Path]
     (res,) = run_commands([argv], cwd=cwd, log_path=log, env=tool_env(tool),
                           limits=Limits(timeout_s=timeout_s, memory_bytes=None, file_bytes=None), cancel=cancel,
                           sandbox=sandbox)
-    text = log.read_bytes().decode("utf-8", "replace")
+    try:
+        text = read_output_text(log, GUARD_LOG_CAP, root=cwd)
+    except (UnsafeOutputError, OSError) as exc:
+        return SimResult(status=Status.COMPILE_ERROR, log_tail=res.tail,
+                         detail=f"the preprocessed testbench could not be checked: {exc}")
     if not res.ok:
         messages = tuple(parse_messages(text))
         detail = next((f"{m.file}:{m.line}: {m.text}" for m in messages if m.severity == "error"),
@@ -460,6 +522,7 @@ def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options:
             if results[-1].ok and exe.is_file():
                 (bdir / "ok").write_text("")
                 return BuiltTestbench(design, options, exe, bdir, metrics, tool, took, False, notes, tuple(cmds[0]))
+            limit_note = results[-1].limit_note
         text = read_tail(log, lines=400, max_bytes=1 << 20)
         if _is_internal_error(text) and "expr" in metrics:
             # Known tool fault (expression coverage crashed Verilator on some designs):
@@ -477,6 +540,8 @@ def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options:
                              detail=f"build did not finish within {options.build_timeout_s:g} s")
         detail = next((f"{m.file}:{m.line}: {m.text}" for m in messages if m.severity == "error"),
                       "Verilator build failed")
+        if limit_note:  # a lowered inherited limit is the likeliest cause: say it first
+            detail = f"{detail} ({limit_note})"
         return SimResult(status=Status.COMPILE_ERROR, messages=tuple(messages), build_s=took,
                          log_tail=results[-1].tail, detail=detail, notes=notes,
                          extra={"build_argv": list(cmds[0]), "tool": tool.version_text})
@@ -513,7 +578,7 @@ def build_sv(design: Design, tb_text: str, *, tb_name: str | None = None, option
 
 
 def evaluate_sv(design: Design, tb_text: str, *, tb_name: str | None = None, options: SimOptions = SimOptions(),
-                seed: int = 0, run_dir: Path | None = None, cancel: Cancel | None = None) -> SimResult:
+                seed: int | None = None, run_dir: Path | None = None, cancel: Cancel | None = None) -> SimResult:
     """Sim(R, x): the observation for one complete SV testbench."""
     built = build_sv(design, tb_text, tb_name=tb_name, options=options, cancel=cancel)
     if isinstance(built, SimResult):

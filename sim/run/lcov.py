@@ -12,6 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from sim.run.coverage import CoveragePoint, CoverageReport
+from sim.sandbox.outputs import write_output
 
 
 def _resolve(file: str, base_dir: Path | None) -> str:
@@ -72,8 +73,18 @@ def render_lcov(report: CoverageReport, test_name: str = "benchwright", base_dir
     return "".join(f"{line}\n" for line in out)
 
 
-def write_lcov(report: CoverageReport, path: Path, base_dir: Path | None = None) -> Path:
-    """Write `render_lcov(report)` to `path` (parents created); returns `path`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_lcov(report, base_dir=base_dir), encoding="utf-8")
-    return path
+def write_lcov(report: CoverageReport, path: Path, base_dir: Path | None = None, *, root: Path | None = None) -> Path:
+    """Write `render_lcov(report)` to `path`; returns `path`.
+
+    The folder may have been prepared by something untrusted (a run directory, a cloned
+    workspace's .benchwright/), so the file is written by `sim.sandbox.outputs.write_output`:
+    a symlink or FIFO planted at `path` is replaced, never written through, and no folder
+    from `root` (default: `path`'s own folder, which must exist) down is followed through a
+    symlink; missing folders below `root` are made.
+
+    Raises:
+        UnsafeOutputError: a directory stands at `path`, or a folder below `root` is a symlink.
+    """
+    if root is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    return write_output(path, render_lcov(report, base_dir=base_dir).encode("utf-8"), root=root)

@@ -33,6 +33,7 @@ def result_json(result: SimResult) -> dict[str, Any]:
         "detail": result.detail,
         "notes": list(result.notes),
         "lcov": str(result.lcov) if result.lcov else None,
+        "seed": result.seed,
     }
 
 

@@ -207,8 +207,9 @@ def read_output_tail(path: Path, max_bytes: int, *, root: Path | None = None) ->
         return b""
 
 
-def list_outputs(root: Path, suffixes: tuple[str, ...], limit: int) -> tuple[list[str], list[tuple[str, str]]]:
-    """Names in `root` ending in one of `suffixes`: (regular files, at most `limit`; [(name, why refused)]).
+def list_outputs(root: Path, suffixes: tuple[str, ...], limit: int,
+                 prefix: str = "") -> tuple[list[str], list[tuple[str, str]]]:
+    """Names in `root` starting with `prefix` and ending in one of `suffixes`: (regular files, at most `limit`; [(name, why refused)]).
 
     Entries are inspected without following symlinks; everything that is not a regular
     file with one link is refused by name, and past `limit` the rest is counted, not listed.
@@ -218,7 +219,7 @@ def list_outputs(root: Path, suffixes: tuple[str, ...], limit: int) -> tuple[lis
     extra = 0
     with open_dir(root) as fd, os.scandir(fd) as entries:
         for entry in entries:
-            if not entry.name.endswith(suffixes):
+            if not entry.name.endswith(suffixes) or not entry.name.startswith(prefix):
                 continue
             why = check_regular(entry.stat(follow_symlinks=False), None)
             if why is not None:
