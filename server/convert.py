@@ -132,7 +132,7 @@ def _points(report: CoverageReport | None, metrics: Sequence[str]) -> list[Cover
 
 def lsp_coverage_params(result: SimResult, *, design: str, top: str, root: Path, testbench: Path | None,
                         version: int | None, target: float, metrics: Sequence[str],
-                        lcov_path: Path | None) -> p.CoverageParams:
+                        lcov_path: Path | None, testbench_source: str = "") -> p.CoverageParams:
     """The `benchwright/coverage` payload of one simulation."""
     cov = result.coverage
     summary = p.SummaryParams(
@@ -149,7 +149,7 @@ def lsp_coverage_params(result: SimResult, *, design: str, top: str, root: Path,
         design=design, top=top, root_uri=uri_of(root), testbench_uri=uri_of(testbench) if testbench else None,
         version=version, status=result.status.value, detail=result.detail, summary=summary,
         holes=len(result.uncovered), files=files, lcov_path=str(lcov_path) if lcov_path else None,
-        build_seconds=round(result.build_s, 3), run_seconds=round(result.run_s, 3))
+        build_seconds=round(result.build_s, 3), run_seconds=round(result.run_s, 3), testbench_source=testbench_source)
 
 
 def module_summary(report: CoverageReport | None, module: str, metrics: Sequence[str]) -> tuple[dict[str, float], int]:

@@ -2,29 +2,44 @@
 
 A design is found by searching upward from the document for a `design.toml` (stopping
 at the workspace folder); without one, the `project.filelist` setting lists the RTL;
-without that, the design is inferred from the workspace (sim.project.discover over the files the
-workspace index connects to the document, or over a `.f` filelist that lists it), so
-saving a submodule simulates the top containing it; when that fails, the document is a
-one-file design whose top is `project.top` or its first module. Settings add include
-dirs and defines and may override the top.
+without that, the design is inferred from the workspace with the command line's inference
+(sim.project.discover): over a `.f` filelist that lists the document, else the folder of a
+FuseSoC core whose design lists it, else the files the workspace index connects to it,
+testbench and backup folders left out as `benchwright init` leaves them out. Saving a
+submodule simulates the top containing it; when several tops still contain it the
+caller hears the candidates (`on_ambiguous`, the editor's picker). When inference fails
+the document is a one-file design whose top is `project.top` or its first module.
+Settings add include dirs and defines and may override the top.
 
 The testbench, in order: the `project.testbench` setting, the last proposal the user
 accepted for the design (while the file exists), the design.toml human test, then the
-`tb/` convention (`tb/tb_<top>.sv`, else the one `tb/*.sv` that instantiates the top).
+`tb/` convention (`tb/tb_<top>.sv`, else the one `tb/*.sv` that instantiates the top). An
+inferred design's human test is the repository's own testbench (sim.project.testbench).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from server.settings import Settings
 from server.workspace_index import ModuleIndex
 from sim.errors import DesignError, SimError
-from sim.project.discover import gather_filelist, gather_files, infer
+from sim.project.discover import (
+    Inferred,
+    gather_filelist,
+    gather_files,
+    gather_folder,
+    infer,
+    stale_folder,
+    tb_folder,
+)
 from sim.project.filelist import read_filelist
+from sim.project.fusesoc_core import find_core
+from sim.project.infer import AmbiguousTopError
 from sim.sandbox.guard import strip_comments
 from sim.suite import Design, design_from_files, load_design
 
@@ -123,34 +138,84 @@ def _log_once(level: int, message: str) -> None:
         logger.log(level, "%s", message)
 
 
-def infer_in_workspace(path: Path, workspace: Path, index: ModuleIndex, top: str) -> Design | None:
+OnAmbiguous = Callable[[Path, AmbiguousTopError], None]
+"""Told the document and the error when several tops contain a document (the editor offers a pick)."""
+
+
+def _core_folder(path: Path, workspace: Path) -> Path | None:
+    """The nearest folder from `path` up to `workspace` that holds a `.core` file."""
+    for folder in [path.parent, *path.parent.parents]:
+        if any(folder.glob("*.core")):
+            return folder
+        if folder == workspace or workspace not in folder.parents:
+            return None
+    return None
+
+
+def design_files(files: list[Path], path: Path, workspace: Path) -> list[Path]:
+    """`files` less those in testbench or backup folders below `workspace` (`path` itself stays).
+
+    The same folders `benchwright init` leaves out of a folder search (pure).
+    """
+    def excluded(f: Path) -> bool:
+        try:
+            rel = f.relative_to(workspace)
+        except ValueError:
+            return False
+        return tb_folder(rel) is not None or stale_folder(rel) is not None
+
+    return [f for f in files if f == path or not excluded(f)]
+
+
+def _infer(path: Path, workspace: Path, index: ModuleIndex, top: str, containing: tuple[str, ...],
+           flag: str) -> Inferred:
+    """The inference for `path`: its filelist, else its core's folder, else its connected files.
+
+    Raises:
+        DesignError: as sim.project.discover.infer (AmbiguousTopError for several tops).
+        OSError: a file vanished meanwhile.
+    """
+    listing = index.filelist_for(path, workspace)
+    if listing is not None:
+        try:
+            return infer(gather_filelist(listing), top, containing, flag=flag)
+        except (SimError, OSError) as exc:
+            # E.g. project.top names a module the list does not hold: the files decide.
+            _log_once(logging.INFO, f"{listing} does not give the design of {path.name}: {exc}")
+    folder = _core_folder(path, workspace)
+    if folder is not None and find_core(folder)[0] is not None:
+        sources = gather_folder(folder, top)
+        if path in sources.files:
+            return infer(sources, top, containing, flag=flag)
+    files = design_files(index.component(path, workspace) or [path], path, workspace)
+    return infer(gather_files(files, stop=workspace), top, containing, flag=flag)
+
+
+def infer_in_workspace(path: Path, workspace: Path, index: ModuleIndex, top: str,
+                       on_ambiguous: OnAmbiguous | None = None) -> Design | None:
     """The design holding `path`, inferred from the workspace; None when inference fails.
 
-    A `.f` filelist in the workspace that lists `path` is honoured; otherwise the files
-    the index connects to `path` are parsed. When several tops are possible, the one
-    whose hierarchy contains `path`'s modules wins. The reason for a failure is logged
-    (the caller falls back to a one-file design, so lint keeps working).
+    A `.f` filelist in the workspace that lists `path` is honoured, then a FuseSoC core
+    whose design lists it; otherwise the files the index connects to `path` are parsed.
+    When several tops are possible, the one whose hierarchy contains `path`'s modules
+    wins; when several contain them, `on_ambiguous` hears the candidates. The reason for
+    a failure is logged (the caller falls back to a one-file design, so lint keeps working).
     """
     index.ensure(workspace)
     index.update(path)
     facts = index.facts(path)
     containing = facts.modules if facts is not None else ()
-    listing = index.filelist_for(path, workspace)
     flag = "the benchwright.project.top setting"
-    inferred = None
-    if listing is not None:
-        try:
-            inferred = infer(gather_filelist(listing), top, containing, flag=flag)
-        except (SimError, OSError) as exc:
-            # E.g. project.top names a module the list does not hold: the files decide.
-            _log_once(logging.INFO, f"{listing} does not give the design of {path.name}: {exc}")
-    if inferred is None:
-        try:
-            files = index.component(path, workspace) or [path]
-            inferred = infer(gather_files(files, stop=workspace), top, containing, flag=flag)
-        except (SimError, OSError) as exc:
-            _log_once(logging.WARNING, f"Benchwright: could not infer the design of {path.name}: {exc}")
-            return None
+    try:
+        inferred = _infer(path, workspace, index, top, containing, flag)
+    except AmbiguousTopError as exc:
+        _log_once(logging.WARNING, f"Benchwright: could not infer the design of {path.name}: {exc}")
+        if on_ambiguous is not None:
+            on_ambiguous(path, exc)
+        return None
+    except (SimError, OSError) as exc:
+        _log_once(logging.WARNING, f"Benchwright: could not infer the design of {path.name}: {exc}")
+        return None
     if path not in inferred.design.rtl:
         _log_once(logging.INFO, f"{path} is not part of the inferred design {inferred.design.top}")
         return None
@@ -159,7 +224,7 @@ def infer_in_workspace(path: Path, workspace: Path, index: ModuleIndex, top: str
 
 
 def find_project(path: Path, folders: list[Path], settings: Settings,
-                 index: ModuleIndex | None = None) -> Project | None:
+                 index: ModuleIndex | None = None, on_ambiguous: OnAmbiguous | None = None) -> Project | None:
     """The design `path` belongs to, or None when it cannot be determined.
 
     `index` enables inference from the workspace (without it a document outside a
@@ -182,7 +247,7 @@ def find_project(path: Path, folders: list[Path], settings: Settings,
             raise DesignError(f"{filelist}: lists no RTL file with a module")
         design = replace(design_from_files(files, top, incdirs, defines), root=workspace or filelist.parent)
     elif path.suffix in HDL_SUFFIXES and path.suffix not in HEADER_SUFFIXES:
-        inferred = infer_in_workspace(path, workspace, index, proj.top) \
+        inferred = infer_in_workspace(path, workspace, index, proj.top, on_ambiguous) \
             if index is not None and workspace is not None else None
         top = proj.top or _first_module(path)
         if inferred is not None:
@@ -222,7 +287,8 @@ def find_testbench(project: Project, settings: Settings, accepted: Path | None =
         return Testbench("sv", (accepted,), "proposal")
     human = design.human_test
     if human is not None and human.files and all(f.is_file() for f in human.files):
-        return Testbench("human", human.files, "design.toml")
+        return Testbench("human", human.files,
+                         "design.toml" if project.from_toml else f"the repository's own testbench ({human.note})")
     tb_dir = design.root / "tb"
     conventional = tb_dir / f"tb_{design.top}.sv"
     if conventional.is_file():

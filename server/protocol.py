@@ -19,6 +19,12 @@ COVERAGE = "benchwright/coverage"
 STATUS = "benchwright/status"
 """Notification: what the server is busy with (status-bar spinner)."""
 
+AMBIGUOUS_TOP = "benchwright/ambiguousTop"
+"""Notification: several modules could be the top of a document's design (the client offers a pick)."""
+
+TOP_SETTING = "benchwright.project.top"
+"""The setting that names the top (what the client's pick writes)."""
+
 GENERATE_TESTBENCH = "benchwright.generateTestbench"
 """Command `[uri]`: run an episode from s_0 and propose the TB as a WorkspaceEdit."""
 
@@ -145,6 +151,34 @@ class CoverageParams:
     """Build time (0 on a cache hit)."""
     run_seconds: float = 0.0
     """Simulation time."""
+    testbench_source: str = ""
+    """Where the testbench came from (setting, proposal, design.toml, the repository's own, tb/)."""
+
+
+@dataclass
+class TopCandidateParams:
+    """One possible top module."""
+
+    name: str
+    """Module name."""
+    uri: str
+    """File declaring it."""
+    line: int
+    """0-based line of the declaration."""
+
+
+@dataclass
+class AmbiguousTopParams:
+    """Payload of `benchwright/ambiguousTop`."""
+
+    uri: str
+    """The document whose design is ambiguous."""
+    candidates: list[TopCandidateParams]
+    """The possible tops, in file order."""
+    setting: str = TOP_SETTING
+    """The setting a pick writes (workspace scope)."""
+    message: str = ""
+    """One line for the user."""
 
 
 @dataclass

@@ -106,6 +106,8 @@ class BenchwrightServer(LanguageServer):
         """Last state sent in `benchwright/status`."""
         self.popups_shown: set[str] = set()
         """Kinds of blocking problems already popped up once (`tool`: no Verilator, `sandbox`)."""
+        self.ambiguities_sent: set[tuple[str, ...]] = set()
+        """(document, candidates...) already sent as `benchwright/ambiguousTop` (each once)."""
         self.workspace_trusted = True
         """False when initializationOptions say `workspaceTrusted: false`: lint only, never simulate."""
         self.restriction: tuple[str, str] = ("", "")

@@ -50,6 +50,7 @@ from server.settings import Settings
 from server.trust import sandbox_line, sandbox_mode, sandbox_state_for
 from sim.errors import SimError, ToolNotFoundError
 from sim.mutation.model import MutationReport
+from sim.project.infer import AmbiguousTopError
 from sim.run.evaluate import SimOptions, tb_top_name
 from sim.run.lcov import write_lcov
 from sim.sandbox.bwrap import SandboxUnavailableError
@@ -91,12 +92,32 @@ async def resolve(ls: BenchwrightServer, uri: str) -> tuple[Settings, Project | 
     path = doc_path(uri)
     if path is None:
         return settings, None
+    loop = asyncio.get_running_loop()
+
+    def ambiguous(doc: Path, exc: AmbiguousTopError) -> None:
+        loop.call_soon_threadsafe(send_ambiguous_top, ls, doc, exc)
+
     try:
         # Inference may run Verilator: off the event loop.
-        return settings, await asyncio.to_thread(find_project, path, ls.folder_paths(), settings, ls.module_index)
+        return settings, await asyncio.to_thread(find_project, path, ls.folder_paths(), settings, ls.module_index,
+                                                 ambiguous)
     except (SimError, OSError) as exc:
         ls.log(f"Benchwright: {exc}", types.MessageType.Warning)
         return settings, None
+
+
+def send_ambiguous_top(ls: BenchwrightServer, doc: Path, exc: AmbiguousTopError) -> None:
+    """Tell the client once per document and candidate set that the top is ambiguous."""
+    key = (str(doc), *(u.name for u in exc.candidates))
+    if len(exc.candidates) < 2 or key in ls.ambiguities_sent:
+        return
+    ls.ambiguities_sent.add(key)
+    listed = ", ".join(f"{u.name} ({u.file.name}:{u.line})" for u in exc.candidates)
+    ls.notify(p.AMBIGUOUS_TOP, p.AmbiguousTopParams(
+        uri=convert.uri_of(doc),
+        candidates=[p.TopCandidateParams(u.name, convert.uri_of(u.file), max(0, u.line - 1)) for u in exc.candidates],
+        message=f"{len(exc.candidates)} modules could be the top of {doc.name}'s design: {listed}. "
+                f"Pick one (saved as {p.TOP_SETTING} in the workspace settings)."))
 
 
 async def verilator(ls: BenchwrightServer, settings: Settings) -> Verilator | None:
@@ -282,7 +303,7 @@ def publish_outcome(ls: BenchwrightServer, outcome: Outcome, version: int | None
     ls.notify(p.COVERAGE, convert.lsp_coverage_params(
         result, design=project.design.name, top=project.design.top, root=project.design.root,
         testbench=outcome.testbench_path, version=version, target=outcome.target, metrics=outcome.metrics,
-        lcov_path=lcov))
+        lcov_path=lcov, testbench_source=outcome.testbench.source if outcome.testbench is not None else ""))
     for rtl in project.design.rtl:
         uri = convert.uri_of(rtl)
         doc = ls.workspace.text_documents.get(uri)

@@ -58,6 +58,15 @@ class Unit:
     not worked out, and then any folder of the absolute path counts)."""
 
 
+class AmbiguousTopError(DesignError):
+    """Several modules could be the top: the message lists them; `candidates` for an editor's picker."""
+
+    def __init__(self, message: str, candidates: Sequence[Unit] = ()) -> None:
+        super().__init__(message)
+        self.candidates = tuple(candidates)
+        """The possible tops (name, file, line)."""
+
+
 @dataclass(frozen=True)
 class TopChoice:
     """The chosen top and why."""
@@ -253,8 +262,8 @@ def choose_top(units: Sequence[Unit], requested: str = "", containing: Iterable[
         candidates = holding or candidates
     by_name = {u.name: u for u in units}
     listed = "\n".join(f"  {c}  ({by_name[c].file.name}:{by_name[c].line})" for c in candidates)
-    raise DesignError(f"{len(candidates)} top-module candidates (modules nobody instantiates):\n{listed}\n"
-                      f"pick one with {flag} NAME")
+    raise AmbiguousTopError(f"{len(candidates)} top-module candidates (modules nobody instantiates):\n{listed}\n"
+                            f"pick one with {flag} NAME", [by_name[c] for c in candidates])
 
 
 def compile_order(units: Sequence[Unit], top: str) -> list[Path]:

@@ -99,7 +99,7 @@ def test_coverage_params_are_camel_case_and_complete() -> None:
     assert data["buildSeconds"] == 1.235
     assert data["lcovPath"] == "/ws/.benchwright/coverage/d.info"
     assert set(data) == {"design", "top", "rootUri", "testbenchUri", "version", "status", "detail", "summary",
-                         "holes", "files", "lcovPath", "buildSeconds", "runSeconds"}
+                         "holes", "files", "lcovPath", "buildSeconds", "runSeconds", "testbenchSource"}
 
 
 def test_lens_title_and_per_module_lenses() -> None:

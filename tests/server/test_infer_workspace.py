@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from lsp_session import REPO, requires_verilator, start_session
 
-from server.project import find_project
+from server.project import find_project, find_testbench
 from server.settings import Settings
 from server.workspace_index import ModuleIndex
 
@@ -121,10 +121,49 @@ def test_a_workspace_filelist_is_honoured_and_settings_override(ws: Path) -> Non
 
     (ws / "pwm_timer" / "files.f").unlink()
     index.update(ws / "pwm_timer" / "files.f")
-    # Ambiguous without the list: the server falls back to the one-file design (lint works).
-    project = find_project(leaf, [ws], Settings(), index)
+    # Ambiguous without the list: the server falls back to the one-file design (lint works)
+    # and tells the caller the candidates (the editor offers a pick).
+    heard: list[tuple[Path, list[tuple[str, str, int]]]] = []
+    project = find_project(leaf, [ws], Settings(), index,
+                           lambda doc, exc: heard.append((doc, [(u.name, u.file.name, u.line) for u in exc.candidates])))
     assert project is not None
     assert (project.design.top, len(project.design.rtl)) == ("prescaler", 1)
+    assert heard == [(leaf, [("pwm_timer", "pwm_timer.sv", 5), ("spare", "spare.sv", 1)])]
+
+
+@pytest.mark.simulator_required
+@requires_verilator
+def test_testbench_folders_are_left_out_as_on_the_command_line(ws: Path) -> None:
+    (ws / "pwm_timer" / "files.f").unlink()
+    (ws / "pwm_timer" / "rtl" / "cells.f").unlink()
+    # A bench wrapper with ports (not a testbench by name) that instantiates the design.
+    write(ws / "pwm_timer" / "bench" / "verilog" / "harness.sv",
+          "module harness(input logic clk, input logic rst_n, output logic [1:0] pwm);\n"
+          "  pwm_timer u(.clk, .rst_n, .wr_en(1'b0), .addr(2'd0), .wdata('0), .pwm, .busy(), .done());\n"
+          "endmodule\n")
+    leaf = ws / "pwm_timer" / "rtl" / "prescaler.sv"
+    heard: list[Path] = []
+    project = find_project(leaf, [ws], Settings(), ModuleIndex(), lambda doc, exc: heard.append(doc))
+    assert project is not None
+    assert project.design.top == "pwm_timer"
+    assert all("bench" not in p.parts for p in project.design.rtl)
+    assert heard == []
+
+
+@pytest.mark.simulator_required
+@requires_verilator
+def test_a_core_in_the_workspace_names_the_design_and_its_testbench(ws: Path) -> None:
+    shutil.copytree(REPO / "tests" / "data" / "sim" / "project" / "core_repo", ws / "core_repo")
+    rtl = ws / "core_repo" / "rtl" / "blinky.v"
+    project = find_project(rtl, [ws], Settings(), ModuleIndex())
+    assert project is not None
+    d = project.design
+    assert (d.top, d.defines, d.include_dirs) == ("blinky", ("BLINK_BITS=4",), (ws / "core_repo" / "inc",))
+    tb = find_testbench(project, Settings())
+    assert tb is not None
+    assert (tb.kind, tb.path.name) == ("human", "tb_blinky.v")
+    assert "the repository's own testbench" in tb.source
+    assert "core_repo.core" in tb.source
 
 
 def cli_sim(design: Path, tb: Path, cache_dir: Path) -> dict[str, object]:
