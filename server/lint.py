@@ -2,8 +2,11 @@
 
 Unsaved buffers are written to a private shadow folder (same file names) and linted in
 place of the files on disk; messages about a shadow file are mapped back to the real
-path. The child runs through asyncio in its own session with output captured, and is
-killed as a group when the lint is superseded (task cancelled) or runs too long.
+path. The child runs through asyncio in its own session with output captured (at most
+LINT_OUTPUT_CAP bytes kept), and is killed as a group when the lint is superseded (task
+cancelled) or runs too long. Like every tool run on a repository's files it runs in the OS
+sandbox (sim.sandbox.bwrap): the design and the shadow copies read-only, no network, and
+only the lint's own scratch folder writable.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sim.run.commands import BuildSpec, verilator_lint
+from sim.run.evaluate import design_paths
 from sim.run.messages import parse_messages
+from sim.sandbox.bwrap import Sandbox, SandboxMode
 from sim.suite import Design
 from sim.tools import Verilator, tool_env
 from sim.types import Message
@@ -30,6 +35,9 @@ logger = logging.getLogger(__name__)
 
 LINT_TIMEOUT_S = 30.0
 """A lint that takes longer than this is killed (and reported as one diagnostic)."""
+
+LINT_OUTPUT_CAP = 4 << 20
+"""Most lint output kept (the rest is read and dropped, so the child never blocks on a full pipe)."""
 
 LINT_WARNINGS = ("-Wwarn-lint",)
 """Lint-category warnings are the point of linting (builds keep them off)."""
@@ -113,14 +121,48 @@ def shadow_copies(shadow_root: Path, buffers: Mapping[Path, str]) -> dict[Path, 
     return mapping
 
 
-async def run_lint(argv: list[str], tool: Verilator, cwd: Path, file_map: Mapping[str, Path]) -> LintRun:
-    """Run a lint command; cancelling the awaiting task kills the child's process group."""
+def lint_sandbox(tool: Verilator, design: Design, sources: tuple[Path, ...], real_dirs: tuple[Path, ...],
+                 work: Path, mode: SandboxMode | None) -> Sandbox:
+    """What a lint may see: the design, the linted files and their folders, Verilator; `work` (its cwd) writable."""
+    return Sandbox(read_only=(*design_paths(design), *sources, *real_dirs, *design.include_dirs,
+                              tool.bin_dir.parent),
+                   writable=(work,), mode=mode)
+
+
+async def _read_capped(stream: asyncio.StreamReader, cap: int) -> bytes:
+    """Everything up to `cap` bytes from `stream`, draining (and dropping) the rest until EOF."""
+    kept: list[bytes] = []
+    size = 0
+    while chunk := await stream.read(1 << 16):
+        if size < cap:
+            kept.append(chunk[: cap - size])
+        size += len(chunk)
+    return b"".join(kept)
+
+
+async def run_lint(argv: list[str], tool: Verilator, cwd: Path, file_map: Mapping[str, Path],
+                   sandbox: Sandbox | None = None) -> LintRun:
+    """Run a lint command (inside `sandbox` when given); cancelling the awaiting task kills the child's group.
+
+    Raises:
+        SandboxUnavailableError: the sandbox is required but cannot start here.
+    """
     start = time.monotonic()
+    env = tool_env(tool)
+    wrapped = argv if sandbox is None else sandbox.wrap(argv, cwd, env)
     proc = await asyncio.create_subprocess_exec(
-        *argv, cwd=cwd, env=tool_env(tool), stdin=asyncio.subprocess.DEVNULL,
+        *wrapped, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+    assert proc.stdout is not None
+
+    async def finish() -> bytes:
+        assert proc.stdout is not None
+        data = await _read_capped(proc.stdout, LINT_OUTPUT_CAP)
+        await proc.wait()
+        return data
+
     try:
-        out, _ = await asyncio.wait_for(proc.communicate(), LINT_TIMEOUT_S)
+        out = await asyncio.wait_for(finish(), LINT_TIMEOUT_S)
     except (asyncio.CancelledError, TimeoutError):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)

@@ -34,7 +34,7 @@ from agent.policy import get_policy
 from server import convert
 from server import protocol as p
 from server.jobs import CancellablePolicy, JobKind, mutation_report, simulate
-from server.lint import lint_command, run_lint, shadow_copies
+from server.lint import lint_command, lint_sandbox, run_lint, shadow_copies
 from server.project import (
     HDL_SUFFIXES,
     HEADER_SUFFIXES,
@@ -54,6 +54,7 @@ from sim.project.infer import AmbiguousTopError
 from sim.run.evaluate import SimOptions, tb_top_name
 from sim.run.lcov import write_lcov
 from sim.sandbox.bwrap import SandboxUnavailableError
+from sim.sandbox.outputs import UnsafeOutputError
 from sim.tools import Verilator, find_verilator
 from sim.types import SimResult
 
@@ -71,7 +72,8 @@ _lint_ids = itertools.count()
 def sim_options(settings: Settings) -> SimOptions:
     """Evaluator options from the settings (sandbox `auto` leaves the mode to BENCHWRIGHT_SANDBOX)."""
     return SimOptions(metrics=tuple(settings.coverage.metrics), extra_args=tuple(settings.sim.verilator_args),
-                      verilator_path=settings.sim.verilator_path or None, sandbox=sandbox_mode(settings))
+                      verilator_path=settings.sim.verilator_path or None, sandbox=sandbox_mode(settings),
+                      seed=settings.sim.seed)
 
 
 def target_of(project: Project, settings: Settings) -> float:
@@ -196,7 +198,15 @@ async def lint_document(ls: BenchwrightServer, uri: str) -> None:
                                 tuple(dict.fromkeys(s.parent for s in sources)), top,
                                 tuple(settings.sim.verilator_args))
             ls.record("lint", argv)
-            run = await run_lint(argv, tool, project.design.root, {str(v): k for k, v in shadows.items()})
+            dirs = tuple(dict.fromkeys(s.parent for s in sources))
+            run = await run_lint(argv, tool, work, {str(v): k for k, v in shadows.items()},
+                                 lint_sandbox(tool, project.design, tuple(sources), dirs, work, sandbox_mode(settings)))
+    except SandboxUnavailableError as exc:
+        # Refused like a simulation; the status bar already says why, so the log says it once.
+        if "lint-refused" not in ls.popups_shown:
+            ls.popups_shown.add("lint-refused")
+            ls.log(f"Benchwright: not linting: {exc}", types.MessageType.Error)
+        return
     finally:
         shutil.rmtree(work, ignore_errors=True)
     current = ls.workspace.text_documents.get(uri)
@@ -232,7 +242,7 @@ def _simulate_work(project: Project, tb: Testbench, options: SimOptions, lcov: P
     def work(cancel: threading.Event) -> SimResult:
         result = simulate(project, tb, options, cancel)
         if result.report is not None and not cancel.is_set():
-            write_lcov(result.report, lcov)
+            save_lcov(project, result.report, lcov)
         if mutation and result.status.value == "ok" and not cancel.is_set():
             report = mutation_report(project, tb, options, cancel)
             if report is not None:
@@ -240,6 +250,19 @@ def _simulate_work(project: Project, tb: Testbench, options: SimOptions, lcov: P
         return result
 
     return work
+
+
+def save_lcov(project: Project, report: Any, lcov: Path) -> bool:
+    """Write the lcov file under the workspace's .benchwright/ (a cloned repository may ship that folder).
+
+    Never through a symlink (sim.sandbox.outputs.write_output); a refusal is logged, not raised.
+    """
+    try:
+        write_lcov(report, lcov, root=project.workspace)
+    except (UnsafeOutputError, OSError) as exc:
+        logger.warning("lcov not written: %s", exc)
+        return False
+    return True
 
 
 def content_fingerprint(project: Project, tb: Testbench) -> str:
@@ -480,7 +503,7 @@ async def offer(ls: BenchwrightServer, project: Project, settings: Settings, cur
     outcome = Outcome(project, None, path, best, target_of(project, settings), tuple(settings.coverage.metrics))
     lcov = _state_dir(project) / "coverage" / f"{project.design.name}.info"
     if best.report is not None:
-        await asyncio.get_running_loop().run_in_executor(ls.jobs.executor, write_lcov, best.report, lcov)
+        await asyncio.get_running_loop().run_in_executor(ls.jobs.executor, save_lcov, project, best.report, lcov)
     publish_outcome(ls, outcome, None, lcov if best.report is not None else None, settings)
     return p.ProposalResult(applied=True, testbench_uri=uri, overall=overall)
 

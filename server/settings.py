@@ -57,6 +57,9 @@ class SimSettings:
     """OS sandbox for builds and simulations (sim.sandbox.bwrap): `auto` (the default) defers to
     `BENCHWRIGHT_SANDBOX` and otherwise uses bubblewrap when it works, falling back to the guard
     + rlimits with a note; `require` refuses to simulate without it; `off` never uses it."""
+    seed: int = 1
+    """Simulator seed of every on-save simulation (1..2**31-1): the same testbench shows the same
+    coverage on every save, `$urandom` included."""
 
 
 @dataclass
@@ -310,6 +313,8 @@ def _semantic_errors(settings: Settings) -> list[tuple[tuple[str, ...], str]]:
         errors.append((("coverage", "target"), f"expected a percentage 0-100, got {settings.coverage.target}"))
     if settings.lint.debounce_ms < 0:
         errors.append((("lint", "debounceMs"), "expected a number >= 0"))
+    if not 1 <= settings.sim.seed <= (1 << 31) - 1:
+        errors.append((("sim", "seed"), "expected a seed from 1 to 2147483647 (0 would draw a fresh one per run)"))
     for key in ("threads", "context_size", "max_tokens", "rounds", "sim_calls"):
         low = 0 if key in ("threads", "rounds") else 1
         if getattr(settings.policy, key) < low:

@@ -103,7 +103,7 @@ class Watcher:
         self.runs += 1
         if result.report is not None:
             lcov = project.workspace / ".benchwright" / "coverage" / f"{project.design.name}.info"
-            write_lcov(result.report, lcov)
+            write_lcov(result.report, lcov, root=project.workspace)
         sys.stdout.write(result_text(result, project.design.name) + "\n")
         sys.stdout.flush()
         return 0 if result.status.value == "ok" else 1

@@ -29,6 +29,8 @@ from sim.analysis.rtl_facts import (
 )
 from sim.analysis.write_ports import WritePort, find_write_ports, upstream_inputs
 from sim.errors import DesignError
+from sim.sandbox.bwrap import Sandbox
+from sim.sandbox.outputs import UnsafeOutputError, read_output
 from sim.sandbox.process import Limits, run_command
 from sim.suite import Design
 from sim.tools import Verilator, find_verilator, tool_env
@@ -246,11 +248,45 @@ def json_command(design: Design, tool: Verilator, out_dir: Path) -> Command:
     return cmd
 
 
+TREE_CAP = 512 << 20
+"""Largest `--json-only` tree (or meta) file read back."""
+
+
+def parse_sandbox(tool: Verilator, reads: Iterable[Path], out_dir: Path) -> Sandbox:
+    """The OS sandbox of one `--json-only` parse: the sources read-only, no network, `out_dir` writable.
+
+    A cloned repository's files are parsed here, so Verilator never sees more than them
+    (and itself); the mode is BENCHWRIGHT_SANDBOX's (auto: the fallback is said once in the log).
+    """
+    return Sandbox(read_only=(*reads, tool.bin_dir.parent), writable=(out_dir,))
+
+
+def read_tree_files(out_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(tree, meta) from a parse's output folder, read through sim.sandbox.outputs.
+
+    Raises:
+        OSError, UnsafeOutputError, ValueError, TypeError: missing, refused or malformed output.
+    """
+    tree = json.loads(read_output(out_dir / "tree.json", TREE_CAP, root=out_dir))
+    meta = json.loads(read_output(out_dir / "tree.meta.json", TREE_CAP, root=out_dir))
+    if not isinstance(tree, dict) or not isinstance(meta, dict):
+        raise TypeError("the tree or its meta is not a JSON object")
+    return tree, meta
+
+
 def _error_lines(log_text: str) -> str:
     """The first Verilator error lines of a log (or its last lines when there are none)."""
     lines = log_text.splitlines()
     errors = [ln for ln in lines if ln.startswith("%Error")]
     return "\n".join((errors or lines[-MAX_ERROR_LINES:])[:MAX_ERROR_LINES])
+
+
+def log_lines(log: Path, cap: int = 4 << 20) -> list[str]:
+    """The lines of a parse log (read through sim.sandbox.outputs; [] when refused)."""
+    try:
+        return read_output(log, cap).decode("utf-8", "replace").splitlines()
+    except (OSError, UnsafeOutputError):
+        return []
 
 
 def read_tree(design: Design, *, tool: Verilator | None = None, work_dir: Path | None = None,
@@ -264,17 +300,18 @@ def read_tree(design: Design, *, tool: Verilator | None = None, work_dir: Path |
     with tempfile.TemporaryDirectory(prefix="bw-json-", dir=work_dir) as tmp:
         out_dir = Path(tmp)
         log = out_dir / "verilator.log"
+        reads = (*design.rtl, *design.include_dirs)
         result = run_command(json_command(design, tool, out_dir), cwd=out_dir, log_path=log,
-                             env=tool_env(tool), limits=Limits(timeout_s=timeout_s))
+                             env=tool_env(tool), limits=Limits(timeout_s=timeout_s),
+                             sandbox=parse_sandbox(tool, reads, out_dir))
         if result.timed_out:
             raise DesignError(f"{design.name}: verilator --json-only timed out after {timeout_s:.0f} s")
-        text = log.read_text(encoding="utf-8", errors="replace")
         if not result.ok:
+            text = "\n".join(log_lines(log))
             raise DesignError(f"{design.name}: Verilator could not parse the design:\n{_error_lines(text)}")
         try:
-            tree: dict[str, Any] = json.loads((out_dir / "tree.json").read_text(encoding="utf-8"))
-            meta = json.loads((out_dir / "tree.meta.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            tree, meta = read_tree_files(out_dir)
+        except (OSError, ValueError, TypeError, UnsafeOutputError) as exc:
             raise DesignError(f"{design.name}: unreadable Verilator JSON output: {exc}") from None
     tree["meta"] = {"files": meta.get("files", {})}
     return tree

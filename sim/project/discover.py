@@ -9,7 +9,6 @@ files in compile order and, from a second parse of just those, its clocks and re
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -20,7 +19,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from sim.analysis.interface import read_interface
+from sim.analysis.interface import (
+    log_lines,
+    parse_sandbox,
+    read_interface,
+    read_tree_files,
+)
 from sim.errors import DesignError
 from sim.project import hdl_scan
 from sim.project.filelist import FileList, read_filelist
@@ -39,6 +43,7 @@ from sim.project.infer import (
     units_from_tree,
 )
 from sim.project.testbench import find_human_test
+from sim.sandbox.outputs import UnsafeOutputError
 from sim.sandbox.process import Limits, run_command
 from sim.suite import Design, Reset
 from sim.tools import Verilator, find_verilator, tool_env
@@ -399,14 +404,19 @@ def parse_all(sources: Sources, tool: Verilator, timeout_s: float = 120
         out_dir = Path(tmp)
         for attempt in range(MAX_DROP_ROUNDS):
             log = out_dir / f"verilator-{attempt}.log"
+            # A cloned repository's files: parsed in the OS sandbox, outputs read back safely.
+            reads = (*files, *sources.include_dirs, *sources.library.library_dirs, *sources.library.library_files)
             result = run_command(parse_command(sources, files, tool, out_dir), cwd=out_dir, log_path=log,
-                                 env=tool_env(tool), limits=Limits(timeout_s=timeout_s))
-            text = log.read_text(encoding="utf-8", errors="replace")
+                                 env=tool_env(tool), limits=Limits(timeout_s=timeout_s),
+                                 sandbox=parse_sandbox(tool, reads, out_dir))
+            text = "\n".join(log_lines(log))
             if result.timed_out:
                 raise DesignError(f"{sources.origin}: verilator --json-only timed out after {timeout_s:.0f} s")
             if result.ok:
-                tree: dict[str, Any] = json.loads((out_dir / "tree.json").read_text(encoding="utf-8"))
-                meta = json.loads((out_dir / "tree.meta.json").read_text(encoding="utf-8"))
+                try:
+                    tree, meta = read_tree_files(out_dir)
+                except (OSError, ValueError, TypeError, UnsafeOutputError) as exc:
+                    raise DesignError(f"{sources.origin}: unreadable Verilator JSON output: {exc}") from None
                 tree["meta"] = {"files": meta.get("files", {})}
                 return tree, dropped
             bad = rejected_files(text, files)

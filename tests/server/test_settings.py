@@ -20,6 +20,13 @@ from server.trust import sandbox_mode
 from sim.sandbox.bwrap import SandboxMode
 
 
+def options_seed(settings: Any) -> int:
+    """The simulator seed the server's SimOptions get from these settings."""
+    from server.service import sim_options
+
+    return sim_options(settings).seed
+
+
 def resolved(init: Any, pulled: Any) -> tuple[Settings, list[str]]:
     settings, errors = parse_settings(merge(section_of(init), section_of(pulled)))
     return settings, [e.key for e in errors]
@@ -59,6 +66,8 @@ def resolved(init: Any, pulled: Any) -> tuple[Settings, list[str]]:
     pytest.param(None, {"sim": {"sandbox": "require"}}, lambda s: s.sim.sandbox == "require", [], id="sandbox"),
     pytest.param({"sim": {"sandbox": "maybe"}}, None, lambda s: s.sim.sandbox == "auto", ["sim.sandbox"],
                  id="bad-sandbox"),
+    pytest.param(None, {"sim": {"seed": 42}}, lambda s: (s.sim.seed, options_seed(s)) == (42, 42), [], id="seed"),
+    pytest.param({"sim": {"seed": 0}}, None, lambda s: options_seed(s) == 1, ["sim.seed"], id="zero-seed"),
     pytest.param({"benchwright": {"lint": {"debounceMs": 5}}, "workspaceTrusted": False}, None,
                  lambda s: s.lint.debounce_ms == 5, [], id="init-wrapped-with-trust"),
 ])

@@ -12,7 +12,7 @@ from lsp_session import Session, requires_verilator, start_session
 from lsprotocol import types
 
 from server import protocol as p
-from server.trust import restriction_for, sandbox_state
+from sim.sandbox.bwrap import probe
 
 pytestmark = [pytest.mark.e2e, pytest.mark.simulator_required, requires_verilator]
 
@@ -81,10 +81,10 @@ async def test_trusted_or_unspecified_workspace_simulates_on_save(workspace: Pat
                                                                  trusted: bool | None) -> None:
     session, stop = await start_session(workspace, cache_dir, options(trusted))
     try:
-        # Whatever this machine's sandbox allows under the default mode (namespaces, or the fallback).
-        expected = restriction_for(True, *sandbox_state(None))
-        await session.status_where(lambda s: (s["restriction"], s["restrictionDetail"]) == expected)
-        assert expected[0] in ("", p.NO_SANDBOX_RESTRICTION)
+        # The one restriction this machine calls for, decided from the probe itself (not from the
+        # server's own helper): none where bubblewrap works, the fallback note where it does not.
+        expected = "" if probe().available else p.NO_SANDBOX_RESTRICTION
+        await session.status_where(lambda s: s["restriction"] == expected)
         uri = session.open(rtl(session))
         session.save(uri)
         cov = await session.recorder.next_coverage(1)
@@ -93,6 +93,13 @@ async def test_trusted_or_unspecified_workspace_simulates_on_save(workspace: Pat
         assert "simulating" in simulations_started(session)
         doctor = await session.command(p.DOCTOR)
         assert "workspace    trusted" in doctor["text"]
+        # Every status carried exactly that restriction once the sandbox state was known.
+        shown = [(s["restriction"], s["restrictionDetail"]) for s in session.recorder.status]
+        assert shown[-1][0] == expected
+        if probe().available:
+            assert set(shown) == {("", "")}, shown
+        else:
+            assert shown[-1][1].startswith("no OS sandbox: "), shown
     finally:
         await stop()
 
@@ -117,7 +124,12 @@ async def test_required_sandbox_that_cannot_start_refuses_to_simulate(workspace:
         assert status["restriction"] == p.SANDBOX_REFUSED_RESTRICTION
         assert "required" in status["restrictionDetail"]
         uri = session.open(rtl(session))
-        await session.diagnostics(uri, version=1)  # lint still works
+        # Lint is a tool run on the workspace's files too: refused (and said once), never unsandboxed.
+        with pytest.raises(TimeoutError):
+            await session.diagnostics(uri, version=1, timeout=QUIET_S)
+        not_linting = [m for m in session.client.log_messages if "not linting" in m.message]
+        assert len(not_linting) == 1, [m.message for m in session.client.log_messages]
+        assert "required" in not_linting[0].message
         for _ in range(2):
             session.save(uri)
             await asyncio.sleep(QUIET_S / 2)

@@ -38,6 +38,8 @@ export const SETTINGS: readonly SettingSpec[] = [
       'Never use the OS sandbox (only the static guard and resource limits contain testbenches).',
     ],
     description: 'OS sandbox around every build and simulation: no network, no `$HOME`, the run folder the only writable place.' },
+  { key: 'sim.seed', type: 'number', default: 1, scope: 'resource', minimum: 1,
+    description: 'Simulator seed of every simulation (1 to 2147483647): a testbench using `$urandom` shows the same coverage on every save.' },
   { key: 'project.filelist', type: 'string', default: '', scope: 'resource',
     description: 'A Verilator `-f` file list naming the RTL files in compile order. Empty: design.toml, else the open file.' },
   { key: 'project.top', type: 'string', default: '', scope: 'resource',
