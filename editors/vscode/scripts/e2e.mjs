@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // End to end in a real VS Code (code-server 4.100.3 = VS Code 1.100.3) driven by headless
 // Chromium through playwright-core. Flows: open → lint, save → coverage (status bar + Test
-// Coverage), Improve Coverage → review/apply the proposed edit, syntax error → Problems count.
+// Coverage), Improve Coverage → review/apply the proposed edit, syntax error → Problems count,
+// then a second workspace without design.toml whose shared FIFO has two possible tops: the
+// notification, the top picker writing benchwright.project.top, coverage of the picked top.
 //
 // Usage: node scripts/e2e.mjs --code-server <entry.js> --vsix <file> [--python <py>] [--chromium <bin>] [--artifacts <dir>]
 // Screenshots go to the artifacts dir (default test-artifacts/); their paths are printed.
@@ -42,6 +44,15 @@ fs.mkdirSync(path.join(ws, '.vscode'));
 fs.writeFileSync(path.join(ws, '.vscode/settings.json'), JSON.stringify({
   'benchwright.python.interpreter': PYTHON,
   'benchwright.policy.rounds': 1,
+  'benchwright.showNotifications': 'onError',
+  'files.autoSave': 'off',
+}, null, 2));
+// The second workspace: a repository without design.toml where rtl/fifo.v has two possible tops.
+const ws2 = path.join(scratch, 'two_tops');
+fs.cpSync(path.join(REPO, 'tests/data/sim/project/two_tops'), ws2, { recursive: true });
+fs.mkdirSync(path.join(ws2, '.vscode'));
+fs.writeFileSync(path.join(ws2, '.vscode/settings.json'), JSON.stringify({
+  'benchwright.python.interpreter': PYTHON,
   'benchwright.showNotifications': 'onError',
   'files.autoSave': 'off',
 }, null, 2));
@@ -268,6 +279,52 @@ try {
   await page.keyboard.press(`${mod}+Shift+M`);
   await page.waitForTimeout(1500);
   await shot(page, '4-syntax-error');
+
+  // Flow 5: a repository without design.toml, two possible tops → notification → picker → setting.
+  const before5 = events().length;
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws2)}`);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  await waitMarker((e, i) => i >= before5 && e.event === 'serverStarted', 'server start in the second workspace', 120_000);
+  await page.locator('.monaco-workbench').click({ position: { x: 800, y: 500 } }).catch(() => undefined);
+  await page.keyboard.press(`${mod}+P`);
+  await page.keyboard.type('fifo.v');
+  await page.waitForTimeout(800);
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: 'fifo.v' }).waitFor({ timeout: 30_000 });
+  const ambiguous = await waitMarker((e, i) => i >= before5 && e.event === 'ambiguousTop', 'benchwright/ambiguousTop', 120_000);
+  log(`ambiguous top: ${JSON.stringify(ambiguous)}`);
+  if (JSON.stringify([...ambiguous.candidates].sort()) !== JSON.stringify(['uart_a', 'uart_b'])) throw new Error(`candidates: ${ambiguous.candidates}`);
+  const pickToast = page.locator('.notification-toast', { hasText: 'could be the top' })
+    .filter({ has: page.locator('.monaco-button', { hasText: 'Pick top' }) });
+  await pickToast.first().waitFor({ timeout: 30_000 });
+  const toastText = await pickToast.first().innerText();
+  if (!/uart_a \(uart_a\.v:1\)/.test(toastText) || !/uart_b \(uart_b\.v:1\)/.test(toastText)) throw new Error(`toast lacks file:line candidates: ${toastText}`);
+  await page.waitForTimeout(1000); // the toast slides in
+  await shot(page, '5-top-ambiguous');
+  await pickToast.first().locator('.monaco-button', { hasText: /Pick top/ }).click();
+  const quickPick = page.locator('.quick-input-widget');
+  await quickPick.locator('.monaco-list-row', { hasText: 'uart_b' }).first().waitFor({ timeout: 30_000 });
+  await page.waitForTimeout(500);
+  await shot(page, '5b-top-picker');
+  await quickPick.locator('.monaco-list-row', { hasText: 'uart_b' }).first().click();
+  const picked = await waitMarker((e, i) => i >= before5 && e.event === 'topPicked', 'the picked top written', 30_000);
+  const written = JSON.parse(fs.readFileSync(path.join(ws2, '.vscode/settings.json'), 'utf8'));
+  if (written['benchwright.project.top'] !== 'uart_b') throw new Error(`workspace settings: ${JSON.stringify(written)}`);
+  log(`picked ${picked.name}: .vscode/settings.json has benchwright.project.top = ${written['benchwright.project.top']}`);
+  // Saving the shared FIFO now simulates the picked top with the repository's own testbench (tb/tb_uart_b.v).
+  const afterPick = events().length;
+  await page.locator('.editor-instance .monaco-editor').first().click({ position: { x: 300, y: 100 } });
+  await page.keyboard.press(`${mod}+End`);
+  await page.keyboard.type('\n// saved after picking the top\n');
+  await page.keyboard.press(`${mod}+S`);
+  const cov5 = await waitMarker((e, i) => i >= afterPick && e.event === 'coverage' && e.design === 'two_tops', 'coverage of the picked top', 240_000);
+  log(`coverage after the pick: ${JSON.stringify(cov5)}`);
+  if (cov5.status !== 'ok' || cov5.top !== 'uart_b' || !/repository's own/.test(cov5.testbenchSource)) throw new Error(`coverage after the pick: ${JSON.stringify(cov5)}`);
+  const status5 = page.locator('.statusbar-item', { hasText: /Benchwright: \d+ % · \d+ holes?/ }).first();
+  await status5.waitFor({ timeout: 30_000 });
+  await status5.hover();
+  await page.waitForTimeout(1500);
+  await shot(page, '5c-picked-top-coverage');
   log(`PASS in ${((Date.now() - T0) / 1000).toFixed(1)} s; screenshots: ${shots.join(' ')}`);
 } catch (err) {
   failure = err;

@@ -11,6 +11,7 @@ import { CoverageView } from './coverage';
 import { initLog, log, notify } from './log';
 import { ServerManager } from './server';
 import { StatusBar } from './statusBar';
+import { offerTopPick } from './topPicker';
 import { VirtualDocs } from './virtualDocs';
 import * as api from './vscodeapi';
 
@@ -39,7 +40,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       statusBar.setCoverage(params);
       const files = coverageView.show(params);
       out.info(`Coverage ${params.design}: ${params.status} overall=${params.summary.overall ?? 'n/a'} holes=${params.holes} (${files} files)`);
-      writeMarker(marker, 'coverage', { design: params.design, status: params.status, detail: params.detail ?? '', overall: params.summary.overall, holes: params.holes, files, coverageAdded: files });
+      writeMarker(marker, 'coverage', { design: params.design, status: params.status, detail: params.detail ?? '', overall: params.summary.overall, holes: params.holes, files, coverageAdded: files, top: params.top, testbenchSource: params.testbenchSource ?? '' });
     },
     onStatus: (params) => {
       statusBar.setStatus(params);
@@ -48,6 +49,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     onStateChange: (running) => {
       if (!running) statusBar.setStopped();
       else statusBar.setState('idle');
+    },
+    onAmbiguousTop: (params) => {
+      out.warn(`Ambiguous top for ${params.uri}: ${params.candidates.map((c) => c.name).join(', ')}`);
+      void offerTopPick(params, (event, data) => writeMarker(marker, event, data));
     },
   });
   manager = server;

@@ -25,7 +25,8 @@ import { CONFIG_SECTION, LANGUAGES, MARKER_ENV, Notifications, SERVER_NAME } fro
 import { buildServerLaunch, describeInterpreter, describeLaunch, type ServerLaunch } from './common/launch';
 import { formatProblem, type PreflightVerdict, runPreflight } from './common/preflight';
 import { buildSettings, initializationOptions, resolveDeep, type VariableContext } from './common/settings';
-import type { CoverageParams, StatusParams } from './common/types';
+import type { AmbiguousTopParams, CoverageParams, StatusParams } from './common/types';
+import { validAmbiguity } from './common/topPick';
 import { validateCoverageParams } from './common/coverageModel';
 import { writeMarker } from './common/marker';
 import { log, notify, traceLevel } from './log';
@@ -91,6 +92,8 @@ export interface ServerEvents {
   onCoverage(params: CoverageParams): void;
   onStatus(params: StatusParams): void;
   onStateChange(running: boolean): void;
+  /** Several modules could be the top of a document's design (`benchwright/ambiguousTop`). */
+  onAmbiguousTop(params: AmbiguousTopParams): void;
 }
 
 export class ServerManager implements vscode.Disposable {
@@ -188,6 +191,13 @@ export class ServerManager implements vscode.Disposable {
       this.events.onCoverage(params as CoverageParams);
     });
     client.onNotification(Notifications.STATUS, (params: StatusParams) => this.events.onStatus(params));
+    client.onNotification(Notifications.AMBIGUOUS_TOP, (params: unknown) => {
+      if (!validAmbiguity(params)) {
+        out.error(`Ignoring malformed ${Notifications.AMBIGUOUS_TOP}`);
+        return;
+      }
+      this.events.onAmbiguousTop(params);
+    });
     this.client = client;
     try {
       await client.start();

@@ -64,3 +64,7 @@ export function applyEdit(edit: vscode.WorkspaceEdit, metadata?: vscode.Workspac
 export function createTestController(id: string, label: string): vscode.TestController {
   return vscode.tests.createTestController(id, label);
 }
+
+export function showQuickPick<T extends vscode.QuickPickItem>(items: readonly T[], options?: vscode.QuickPickOptions): Thenable<T | undefined> {
+  return vscode.window.showQuickPick(items, options);
+}

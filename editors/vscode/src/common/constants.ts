@@ -13,7 +13,11 @@ export const CONFIG_SECTION = 'benchwright';
 export const Notifications = {
   COVERAGE: 'benchwright/coverage',
   STATUS: 'benchwright/status',
+  AMBIGUOUS_TOP: 'benchwright/ambiguousTop',
 } as const;
+
+/** The setting (without the prefix) a top pick writes, in the workspace settings. */
+export const TOP_SETTING_KEY = 'project.top';
 
 /** Commands: the server's (workspace/executeCommand) and the client's own. */
 export const Commands = {

@@ -72,7 +72,7 @@ function baseView(coverage: CoverageParams | undefined, state: ServerState, mess
     const word = coverage.status === 'ok' ? 'no coverage' : STATUS_WORDS[coverage.status] ?? coverage.status;
     return {
       text: `${spinner}Benchwright: ${word}`,
-      tooltip: `${coverage.design}: ${word}${coverage.detail ? ` — ${coverage.detail}` : ''}\nClick for the report.`,
+      tooltip: `${coverage.design}: ${word}${coverage.detail ? ` — ${coverage.detail}` : ''}${testbenchLine(coverage)}\nClick for the report.`,
       tone: 'error',
     };
   }
@@ -83,7 +83,17 @@ function baseView(coverage: CoverageParams | undefined, state: ServerState, mess
   return {
     text: `${spinner}Benchwright: ${formatPercent(overall)} · ${holesText(coverage.holes)}`,
     tooltip: `${coverage.design}: ${overall.toFixed(1)} % overall (target ${target ?? '?'} %)` +
-      (metrics ? `\n${metrics}` : '') + (message ? `\n${message}` : '') + '\nClick for the coverage report.',
+      (metrics ? `\n${metrics}` : '') + testbenchLine(coverage) + (message ? `\n${message}` : '') +
+      '\nClick for the coverage report.',
     tone: target !== undefined && overall < target ? 'warning' : 'normal',
   };
+}
+
+/** `\nTestbench: tb_x.v (the repository's own testbench (…))`, or '' when the server did not say. */
+export function testbenchLine(coverage: CoverageParams): string {
+  const source = (coverage.testbenchSource ?? '').trim();
+  if (!source) return '';
+  const uri = coverage.testbenchUri ?? '';
+  const name = uri ? decodeURIComponent(uri.slice(uri.lastIndexOf('/') + 1)) : 'testbench';
+  return `\nTestbench: ${name} (${source})`;
 }

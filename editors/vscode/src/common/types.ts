@@ -45,6 +45,24 @@ export interface CoverageParams {
   lcovPath: string | null;
   buildSeconds?: number;
   runSeconds?: number;
+  /** Where the testbench came from (`design.toml`, `the repository's own testbench (…)`, …). */
+  testbenchSource?: string;
+}
+
+/** One possible top module of `benchwright/ambiguousTop`. */
+export interface TopCandidate {
+  name: string;
+  uri: string;
+  /** 0-based line of the declaration. */
+  line: number;
+}
+
+/** `benchwright/ambiguousTop` notification params. */
+export interface AmbiguousTopParams {
+  uri: string;
+  candidates: TopCandidate[];
+  setting: string;
+  message?: string;
 }
 
 export type ServerState = 'idle' | 'linting' | 'simulating' | 'generating';

@@ -18,6 +18,7 @@ export class ThemeColor { constructor(readonly id: string) {} }
 export class EventEmitter { event = vi.fn(); fire = vi.fn(); dispose = vi.fn(); }
 export const TestRunProfileKind = { Run: 1, Debug: 2, Coverage: 3 } as const;
 export const StatusBarAlignment = { Left: 1, Right: 2 } as const;
+export const ConfigurationTarget = { Global: 1, Workspace: 2, WorkspaceFolder: 3 } as const;
 export const LogLevel = { Off: 0, Trace: 1, Debug: 2, Info: 3, Warning: 4, Error: 5 } as const;
 export const DiagnosticSeverity = { Error: 0, Warning: 1, Information: 2, Hint: 3 } as const;
 
@@ -59,7 +60,7 @@ export const tests = { createTestController: vi.fn(() => makeController().contro
 export const window = {
   createStatusBarItem: vi.fn(() => ({ show: vi.fn(), dispose: vi.fn() })),
   createOutputChannel: vi.fn(() => ({ info: vi.fn(), warn: vi.fn(), error: vi.fn(), show: vi.fn(), logLevel: 3 })),
-  showErrorMessage: vi.fn(), showWarningMessage: vi.fn(), showInformationMessage: vi.fn(),
+  showErrorMessage: vi.fn(), showWarningMessage: vi.fn(), showInformationMessage: vi.fn(), showQuickPick: vi.fn(),
 };
 export const workspace = { getConfiguration: vi.fn(() => ({ get: () => undefined })), workspaceFolders: [] };
 export const commands = { registerCommand: vi.fn(), executeCommand: vi.fn() };
