@@ -186,14 +186,17 @@ def _read(path: Path) -> str:
 
 def _finish(root: Path, name: str, files: list[Path], headers: list[Path], include_dirs: list[Path],
             defines: list[str], origin: str, notes: list[str], library: FileList = NO_LIBRARY,
-            top: str = "", suggested_top: str = "", core: CoreInfo | None = None) -> Sources:
+            top: str = "", suggested_top: str = "", core: CoreInfo | None = None,
+            elsewhere: tuple[Path, ...] = ()) -> Sources:
     """Order packages first, drop `include`d files, add include dirs the `include`s need.
 
     A source that only defines macros and that nothing includes is kept as a prelude:
     parsed first (as a filelist that lists it first would), so its macros reach the rest.
+    `elsewhere` are files not compiled (testbench folders) that an `include may still
+    name (an OpenCores `timescale.v` kept in `bench/`).
     """
     facts = {f: hdl_scan.scan(_read(f)) for f in [*files, *headers]}
-    includes = hdl_scan.resolve_includes(facts, {*files, *headers})
+    includes = hdl_scan.resolve_includes(facts, {*files, *headers, *elsewhere})
     included = {i.header for i in includes} & set(files)
     for f in sorted(included):
         notes.append(f"{f.name} is `include`d, so it is not compiled on its own")
@@ -257,7 +260,8 @@ def gather_folder(root: Path, top: str = "") -> Sources:
         raise DesignError(f"{root}: no .v/.sv files outside testbench folders")
     return _finish(root, root.name, design, headers, list(target.include_dirs) if target else [],
                    list(target.defines) if target else [], f"folder {root.name}/", notes,
-                   suggested_top=target.toplevel if target else "", core=core)
+                   suggested_top=target.toplevel if target else "", core=core,
+                   elsewhere=tuple(f for f in current if f not in design))
 
 
 def tb_folder(rel: Path) -> Path | None:
@@ -306,9 +310,10 @@ def gather_files(files: list[Path], include_dirs: list[Path] | None = None,
     if missing:
         raise DesignError(f"RTL file(s) not found: {', '.join(missing)}")
     root = project_root(files, stop)
-    headers = hdl_files(root)[1]
+    others, headers, _ = hdl_files(root)
     return _finish(root, root.name, files, headers, [p.resolve() for p in include_dirs or []],
-                   list(defines or []), f"{len(files)} file(s) given", [])
+                   list(defines or []), f"{len(files)} file(s) given", [],
+                   elsewhere=tuple(f for f in others if f not in files))
 
 
 SOURCE_DIRS = frozenset(("rtl", "src", "hdl", "source", "sources", "verilog", "sv", "design", "include", "inc",
