@@ -28,18 +28,17 @@ from pathlib import Path
 from server.settings import Settings
 from server.workspace_index import ModuleIndex
 from sim.errors import DesignError, SimError
-from sim.project.discover import (
-    Inferred,
-    gather_filelist,
-    gather_files,
-    gather_folder,
-    infer,
-    stale_folder,
-    tb_folder,
-)
+from sim.project.discover import Inferred, infer
 from sim.project.filelist import read_filelist
 from sim.project.fusesoc_core import find_core
 from sim.project.infer import AmbiguousTopError
+from sim.project.sources import (
+    gather_filelist,
+    gather_files,
+    gather_folder,
+    stale_folder,
+    tb_folder,
+)
 from sim.sandbox.guard import strip_comments
 from sim.suite import Design, design_from_files, load_design
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from sim.errors import DesignError
 from sim.project import hdl_scan
-from sim.project.discover import SKIP_DIRS
 from sim.project.filelist import read_filelist
+from sim.project.sources import SKIP_DIRS
 
 logger = logging.getLogger(__name__)
 
