@@ -23,9 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agent.heuristic import harness as hx
-from agent.heuristic import stimulus as st
-from agent.heuristic.engine import run_engine
+from agent.heuristic.engine import make_target, run_engine
 from agent.heuristic.mutation_bench import (
     SOURCES,
     MutationBenchConfig,
@@ -34,8 +32,10 @@ from agent.heuristic.mutation_bench import (
     score_design,
     summarize,
 )
-from agent.heuristic.search import SearchConfig
+from agent.heuristic.program_search import ProgramSearchConfig
 from agent.policy import Budget
+from agent.program.encode import DATA_FILE, encode
+from agent.program.sv import HARNESS_TOP, render_harness
 from sim.analysis.interface import read_interface
 from sim.mutation.model import kill_reason, prepare, run_one, single_mutant_design
 from sim.mutation.testbench import build_sv_model, mutant_options
@@ -54,18 +54,18 @@ DEFAULT_SUITE = Path(__file__).resolve().parent.parent.parent / "shared" / "benc
 def batched_ratio(design: Design, cfg: MutationBenchConfig, samples: int) -> dict[str, Any]:
     """Cost of batched mutant analysis against one build per mutant, on one stimulus."""
     model = prepare(design, cap=cfg.cap, options=cfg.options)
-    layout = hx.make_layout(design, read_interface(design))
+    target, _ = make_target(design, read_interface(design), "heuristic")
     budget = Budget(sim_calls=cfg.sim_calls, deadline=time.monotonic() + cfg.wall_s)
     _tb, report = run_engine(design, strategy="heuristic", budget=budget, seed=cfg.seed, options=cfg.options,
-                             config=SearchConfig(seed=cfg.seed), verify=False)
+                             config=ProgramSearchConfig(seed=cfg.seed), verify=False)
     if report.search is None:
         return {"name": design.name, "error": report.note}
-    files = {hx.STIM_FILE: hx.render_stim(layout, st.flatten(report.search.segments))}
+    files = {DATA_FILE: encode(target, report.program)}
     # A fresh cache directory so neither approach gets a cache hit on its model.
     opts = replace(cfg.options, cache_dir=Path(cfg.options.cache_dir or Path.home() / ".cache" / "benchwright")
                    / f"ratio-{time.time_ns()}")
     t0 = time.monotonic()
-    built = build_sv_model(model, hx.render_harness(layout), tb_name=f"{hx.HARNESS_TOP}.sv", options=opts)
+    built = build_sv_model(model, render_harness(target), tb_name=f"{HARNESS_TOP}.sv", options=opts)
     if isinstance(built, SimResult):
         return {"name": design.name, "error": built.detail}
     base = run_one(built, 0, files)
@@ -75,7 +75,7 @@ def batched_ratio(design: Design, cfg: MutationBenchConfig, samples: int) -> dic
     picks = model.mutants[:: max(1, len(model.mutants) // max(1, samples))][:samples]
     for mutant in picks:
         t1 = time.monotonic()
-        single = build_sv(single_mutant_design(model, mutant.id), hx.render_harness(layout), tb_name=f"{hx.HARNESS_TOP}.sv",
+        single = build_sv(single_mutant_design(model, mutant.id), render_harness(target), tb_name=f"{HARNESS_TOP}.sv",
                           options=mutant_options(opts))
         if isinstance(single, SimResult):
             continue

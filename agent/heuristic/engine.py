@@ -1,9 +1,11 @@
-"""`HeuristicPolicy` and `RandomPolicy`: build the harness once, search, render, verify.
+"""`HeuristicPolicy` and the random baselines: build the program harness once, search, render, verify.
 
-Both policies share the same harness, search loop and budget; they differ only in what
-they know. `heuristic` mines constants, corner values and handshake names from the design,
-mixes several stimulus generators and steers by the uncovered points; `random` drives
-uniform random values (after one reset) and nothing else: the baseline.
+All policies share the harness, the search loop and the budget; they differ in what they
+know. `heuristic` mines constants, recognises the design's interfaces (buses, streams,
+memory requests, serial pins, write ports), steers by the uncovered points and learns from
+failed runs; `random` runs uniform random programs (independent runs, the best one kept) and
+`random-guided` keeps every uniform random program that covers something new. The result
+is a testbench of task calls (`agent.program.sv`), plus the same program as a cocotb test.
 """
 
 from __future__ import annotations
@@ -11,26 +13,36 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from agent.heuristic import harness as hx
 from agent.heuristic import steer as sr
-from agent.heuristic import stimulus as st
-from agent.heuristic.search import (
-    SearchConfig,
-    SearchResult,
-    covered_points,
-    search,
-    total_points,
+from agent.heuristic.blame import summarize_failures
+from agent.heuristic.program_search import (
+    ProgramSearch,
+    ProgramSearchConfig,
+    ProgramSearchResult,
+    chapters,
 )
 from agent.heuristic.spec_hints import mine_spec
-from agent.heuristic.stimulus import Hints, Layout, Step
+from agent.heuristic.stimulus import Hints
 from agent.policy import Budget, Proposal, State
+from agent.program.encode import DATA_FILE, encode
+from agent.program.interfaces import recognise
+from agent.program.ops import Program
+from agent.program.sv import (
+    HARNESS_TOP,
+    parse_testbench,
+    render_harness,
+    render_testbench,
+)
+from agent.program.target import Target
+from agent.program.text import format_program
 from sim.analysis.interface import DesignInterface, read_interface
 from sim.errors import DesignError
-from sim.run.evaluate import SimOptions, build_sv, evaluate_sv
+from sim.run.evaluate import BuiltTestbench, SimOptions, build_sv, evaluate_sv
 from sim.suite import Design
 from sim.types import SimResult, Status, UncoveredPoint
 
@@ -48,12 +60,16 @@ OBJECTIVES: tuple[str, ...] = ("coverage", "coverage+mutation")
 COVERAGE_SHARE = 0.85
 """With the mutation objective: most of the simulator calls the coverage search gets first."""
 
-MIN_COVERAGE_SHARE = 0.3
-"""With the mutation objective: the coverage search gets at least this share before a stall ends it."""
+MAX_TB_LINES = 300
+"""A final testbench longer than this gets its programs shrunk (a person reads every line)."""
 
-PLATEAU_TRIALS = 10
-"""With the mutation objective: trials without new coverage after which the coverage search
-has stalled and the mutant hunt takes over."""
+SHRINK_SHARE = 0.15
+"""Share of a proposal's simulator calls held back for shrinking the programs when the
+testbench would be longer than MAX_TB_LINES (otherwise the search gets them too)."""
+
+TIMEOUT_RETRY = 3.0
+"""A trial that hits its time limit runs once more with this many times the limit before it
+counts as a timeout (a loaded machine must not change which programs are kept)."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +78,7 @@ class EngineReport:
 
     strategy: str
     """`heuristic` or `random`."""
-    search: SearchResult | None
+    search: ProgramSearchResult | None
     """The search (None when the harness could not be built)."""
     final: SimResult | None
     """The final testbench's own observation."""
@@ -71,32 +87,38 @@ class EngineReport:
     wall_s: float
     """Seconds the engine ran."""
     reproduced: bool
-    """True when the final testbench covered exactly what the search's last kept trial did."""
+    """True when the final testbench covered exactly what its programs covered in the search."""
     note: str = ""
-    """Why something did not work ('' when all went well)."""
+    """Why something did not work, or why the search stopped early ('' when all went well)."""
     cocotb: str = ""
-    """The same kept stimulus as a cocotb test ('' when there is none)."""
+    """The same program as a cocotb test ('' when there is none)."""
     mutation: str = ""
     """With the `coverage+mutation` objective: what the mutation phase did ('' otherwise)."""
+    program: Program = field(default_factory=Program)
+    """The final program (its text form is in `program_text`)."""
+
+    @property
+    def program_text(self) -> str:
+        """The final program in its plain text form."""
+        return format_program(self.program)
 
     def summary(self) -> str:
         """A few lines for `Proposal.response` and logs."""
         if self.search is None:
             return f"{self.strategy} engine: {self.note}"
-        # Unverified (inside an episode, where the loop judges the testbench): the harness's numbers.
-        observed = self.final if self.final is not None else self.search.result
-        cov = observed.coverage if observed is not None else None
-        pct = ", ".join(f"{k} {v:.1f}%" for k, v in cov.percents().items()) if cov else "no coverage"
-        kept = ", ".join(f"{s.label} ({len(s.steps)} steps)" for s in self.search.segments[:8])
-        more = "" if len(self.search.segments) <= 8 else f", +{len(self.search.segments) - 8} more"
-        lines = [
-            f"{self.strategy} engine: {len(self.search.trials)} trials, {len(self.search.segments)} segments kept, "
-            f"{self.search.steps} steps; overall {cov.overall if cov else 0.0:.2f}% ({pct}); "
-            f"{self.sim_calls} sim calls, {self.wall_s:.1f} s",
-            f"kept: {kept}{more}",
-        ]
+        s = self.search
+        cov = self.final.coverage if self.final is not None and self.final.coverage is not None else None
+        pct = f"overall {cov.overall:.2f}% (" + ", ".join(f"{k} {v:.1f}%" for k, v in cov.percents().items()) + ")" \
+            if cov else f"{s.covered}/{s.total} points in the search"
+        lines = [f"{self.strategy} engine: {len(s.trials)} trials, {len(s.entries)} programs kept "
+                 f"({len(self.program)} operations); {pct}; {self.sim_calls} sim calls, {self.wall_s:.1f} s"]
+        moves = ", ".join(f"{k} +{v}" for k, v in sorted(s.move_gains.items(), key=lambda kv: -kv[1])[:6])
+        if moves:
+            lines.append(f"gains by move: {moves}")
+        lines += summarize_failures(s.failures)
         if self.final is not None and not self.reproduced:
-            lines.append("note: the standalone testbench did not reproduce the harness coverage exactly")
+            lines.append("note: the testbench run alone covered a different number of points than its programs did "
+                         "one by one in the search")
         if self.mutation:
             lines.append(f"mutation objective: {self.mutation}")
         if self.note:
@@ -112,30 +134,59 @@ def _read_lines(path: str) -> list[str] | None:
         return None
 
 
+def make_target(design: Design, iface: DesignInterface, strategy: str) -> tuple[Target, Hints]:
+    """The design as programs see it, and the hints the search starts from."""
+    layout = hx.make_layout(design, iface)
+    if strategy == "random":
+        hints = sr.plain_hints(layout)
+        return Target(layout, recognise(layout), hints.palettes), hints
+    hints = sr.mine_hints(layout, iface, mine_spec(design.spec_text(), layout.fields))
+    params = {p.name: p.value for p in iface.parameters if isinstance(p.value, int)}
+    interfaces = recognise(layout, params=params, constants=iface.constants, write_ports=iface.write_ports,
+                           slices=iface.slices, templates=iface.templates)
+    return Target(layout, interfaces, hints.palettes), hints
+
+
 def _placeholder_tb(design: Design, iface: DesignInterface | None, note: str) -> str:
     """A minimal testbench used when nothing better could be produced."""
     if iface is None:
         return f"// {note}\nmodule tb_{design.top};\n  {design.top} {design.dut_instance} ();\n" \
                "  initial #100 $finish;\nendmodule\n"
-    layout = hx.make_layout(design, iface)
-    return hx.render_replay(layout, [], title=note)
+    target, _ = make_target(design, iface, "random")
+    return render_testbench(target, Program(), title=note)
+
+
+def _trial_runner(built: BuiltTestbench, target: Target, sim_seed: int) -> Callable[[Program], SimResult]:
+    """`run(program)`: one harness run, retried once with a longer limit when it times out."""
+    def run(program: Program) -> SimResult:
+        files = {DATA_FILE: encode(target, program)}
+        result = built.run(files, seed=sim_seed)
+        if result.status == Status.TIMEOUT:
+            longer = replace(built, options=replace(built.options,
+                                                    run_timeout_s=built.options.run_timeout_s * TIMEOUT_RETRY))
+            result = longer.run(files, seed=sim_seed)
+        return result
+    return run
 
 
 def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
                holes: Sequence[UncoveredPoint] = (), options: SimOptions = SimOptions(),
-               config: SearchConfig | None = None, previous: str | None = None,
+               config: ProgramSearchConfig | None = None, previous: str | None = None,
                verify: bool = True, objective: str = "coverage",
                mutation_cap: int | None = None) -> tuple[str, EngineReport]:
-    """Search stimulus for `design` within `budget`; the final testbench text and a report.
+    """Search programs for `design` within `budget`; the final testbench text and a report.
 
-    `previous` is the current testbench: when it is one of the engine's own replays for
-    this design, the search continues from its stimulus. Each call spends at most an even
-    share of the budget over the episode steps still to come (`budget.steps_left`), so the
-    refinements get their turn. With `verify`, the final testbench is also simulated on its
-    own (one more call) to check it reproduces the harness coverage; an episode skips that,
-    since its loop simulates every proposal anyway. With `objective="coverage+mutation"`
-    the coverage search gets part of the share and the rest goes to keeping stimulus that
-    kills the design's mutants (`mutation_objective.hunt`; at most `mutation_cap` mutants).
+    `previous` is the current testbench: when it is one of the engine's own for this
+    design, its programs are re-run first and the search continues from them. Each call
+    spends at most an even share of the budget over the episode steps still to come
+    (`budget.steps_left`), so the refinements get their turn. With `verify`, the final
+    testbench is also simulated on its own (one more call); an episode skips that, since
+    its loop simulates every proposal anyway. With `objective="coverage+mutation"` the
+    coverage search gets part of the share and the rest goes to programs that kill the
+    design's mutants (`mutation_objective.hunt`; at most `mutation_cap` mutants).
+
+    The search's decisions depend only on the seed, the design and the call budget: the
+    wall-clock deadline can stop it (the report says so), never steer it.
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"objective {objective!r} is not in supported list: {', '.join(OBJECTIVES)}")
@@ -145,61 +196,69 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
     except DesignError as exc:
         note = f"cannot read the design interface: {exc}"
         return _placeholder_tb(design, None, note), EngineReport(strategy, None, None, 0, 0.0, False, note)
-    layout = hx.make_layout(design, iface)
-    built = build_sv(design, hx.render_harness(layout), tb_name=f"{hx.HARNESS_TOP}.sv", options=options)
+    target, hints = make_target(design, iface, strategy)
+    built = build_sv(design, render_harness(target), tb_name=f"{HARNESS_TOP}.sv", options=options)
     if isinstance(built, SimResult):
         note = f"harness build failed: {built.detail}"
         logger.warning("%s: %s", design.name, note)
         return _placeholder_tb(design, iface, note), EngineReport(
             strategy, None, None, 0, time.monotonic() - start, False, note)
     calls = 0
+    trial = _trial_runner(built, target, 1 + seed % 0x7FFF_FFFE)
 
-    best_points, last_gain = 0, 0
-
-    def run(steps: Sequence[Step]) -> SimResult:
-        nonlocal calls, best_points, last_gain
+    def run(program: Program) -> SimResult:
+        nonlocal calls
         calls += 1
         budget.spend(1)
-        res = built.run({hx.STIM_FILE: hx.render_stim(layout, steps)})
-        if covered_points(res) > best_points:
-            best_points, last_gain = covered_points(res), calls
-        return res
+        return trial(program)
 
-    # Keep enough time (and, when verifying, one call) for the final testbench's own build and run.
     reserve_s = FINAL_RESERVE_S + built.build_s
-
     share = max(MIN_SHARE, budget.sim_calls // (budget.steps_left + 1))
     final_calls = 1 if verify else 0
-
     hunting = objective == "coverage+mutation"
     coverage_share = max(MIN_SHARE // 2, int(share * COVERAGE_SHARE)) if hunting else share
+    stopped_by_wall = False
 
     def should_stop() -> bool:
-        # With the mutation objective, the coverage search also ends once it has stalled:
-        # the hunt for mutants then gets the rest of the share.
-        stalled = hunting and calls - last_gain >= PLATEAU_TRIALS and calls >= share * MIN_COVERAGE_SHARE
-        return budget.sim_calls <= final_calls or budget.left_s() <= reserve_s \
-            or calls >= coverage_share - final_calls or stalled
+        nonlocal stopped_by_wall
+        if budget.sim_calls <= final_calls or calls >= coverage_share - final_calls:
+            return True
+        if budget.left_s() <= reserve_s:
+            stopped_by_wall = True
+            return True
+        return False
 
-    if strategy == "random":
-        hints: Hints = sr.plain_hints(layout)
-        steerer = None
-    else:
-        hints = sr.mine_hints(layout, iface, mine_spec(design.spec_text(), layout.fields))
-
+    steerer = None
+    if strategy != "random":
         def steerer(h: Hints, pts: Sequence[UncoveredPoint]) -> Hints:
-            return sr.steer(h, layout, iface, pts, dut_scope=f"{hx.HARNESS_TOP}.{layout.instance}")
+            return sr.steer(h, target.layout, iface, pts, dut_scope=f"{HARNESS_TOP}.{target.layout.instance}")
+
+        if holes:
+            hints = steerer(hints, holes)
 
     def blame(res: SimResult) -> Sequence[str]:
-        return sr.blamed_fields(layout, res.log_tail, _read_lines)
+        return sr.blamed_fields(target.layout, res.log_tail, _read_lines)
 
-    cfg = config or SearchConfig(seed=seed, strategy=strategy)
-    initial = hx.parse_replay(previous, layout) if previous else None
-    result = search(layout, run, hints=hints, config=cfg, should_stop=should_stop,
-                    steerer=steerer, initial_holes=holes, blame=blame if strategy != "random" else None,
-                    initial=initial or ())
+    cfg = config or ProgramSearchConfig(seed=seed, strategy=strategy)
+    initial = parse_testbench(previous, target) if previous else None
+    search = ProgramSearch(target, run, hints=hints, config=cfg, should_stop=should_stop, steerer=steerer,
+                           blame=blame if strategy != "random" else None)
+    if initial and strategy != "random":
+        search.continue_from(chapters(initial))
+    # Search, but hold some calls back in case the programs need shrinking to stay readable.
+    limit = coverage_share
+    coverage_share = max(MIN_SHARE // 2, int(limit * (1 - SHRINK_SHARE)))
+    search.run()
+    coverage_share = limit
+    if strategy != "random" and _tb_lines(target, search.result(), design) > MAX_TB_LINES:
+        search.shrink(should_stop)
+    search.run()
+    result = search.result()
+    program = result.program
     hunted = ""
     if hunting:
+        from agent.heuristic.mutation_objective import mutation_phase
+
         def hunt_stop() -> bool:
             return budget.sim_calls <= final_calls or budget.left_s() <= reserve_s or calls >= share - final_calls
 
@@ -208,74 +267,63 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
             calls += 1
             budget.spend(1)
 
-        result, hunted = mutation_phase(design, layout, result, run, hints=hints, steerer=steerer, seed=seed,
-                                        options=options, cap=mutation_cap, should_stop=hunt_stop, count=count)
-    tb = render_final(layout, result, strategy, design)
+        program, hunted = mutation_phase(design, target, program, hints=hints, steerer=steerer, seed=seed,
+                                         options=options, cap=mutation_cap, should_stop=hunt_stop, count=count)
+    tb = render_final(target, result, program, strategy, design)
     final: SimResult | None = None
-    note = ""
+    note = "stopped by the wall-clock limit before the simulator-call budget was spent" if stopped_by_wall else ""
     if verify and budget.sim_calls > 0:
         calls += 1
         budget.spend(1)
         final = evaluate_sv(design, tb, tb_name=f"tb_{design.top}.sv", options=options)
         if final.status != Status.OK:
             note = f"final testbench: {final.status.value}: {final.detail}"
-    reproduced = final is not None and covered_points(final) == covered_points(result.result) \
-        and total_points(final) == total_points(result.result)
-    cocotb = hx.render_cocotb(layout, result.segments) if result.segments else ""
-    report = EngineReport(strategy, result, final, calls, time.monotonic() - start, reproduced, note, cocotb, hunted)
+    reproduced = final is not None and final.coverage is not None and \
+        sum(m.covered for m in final.coverage.metrics.values()) == result.covered
+    cocotb = _cocotb(target, program)
+    report = EngineReport(strategy, result, final, calls, time.monotonic() - start, reproduced, note, cocotb, hunted,
+                          program)
     return tb, report
 
 
-def mutation_phase(design: Design, layout: Layout, result: SearchResult, run: Callable[[Sequence[Step]], SimResult],
-                   *, hints: Hints, steerer: Callable[[Hints, Sequence[UncoveredPoint]], Hints] | None, seed: int,
-                   options: SimOptions, cap: int | None, should_stop: Callable[[], bool],
-                   count: Callable[[], None]) -> tuple[SearchResult, str]:
-    """Grow the coverage search's stimulus with segments that kill mutants; (result, summary).
-
-    Each candidate (the original plus every live mutant, on one batched build) counts as one
-    simulator call. When segments were added, the coverage harness re-runs the final
-    stimulus once so the reported coverage is the kept stimulus's own.
-    """
-    from agent.heuristic import mutation_objective as mo
-    from sim.mutation.model import DEFAULT_CAP
-
-    mh = mo.build_mutant_harness(design, layout, cap=cap if cap is not None else DEFAULT_CAP, options=options)
-    if isinstance(mh, str):
-        logger.warning("%s: %s", design.name, mh)
-        return result, f"not run ({mh})"
-
-    def judge(steps: Sequence[Step], alive: Sequence[int]) -> tuple[bool, dict[int, str]]:
-        count()
-        return mo.make_judge(mh)(steps, alive)
-
-    ids = [m.id for m in mh.model.mutants]
-    hr = mo.hunt(layout, result.segments, judge, ids, hints=hints, seed=seed, should_stop=should_stop,
-                 steerer=steerer, holes=lambda alive: mo.holes_of(mh.model, alive))
-    summary = (f"{len(hr.killed)}/{len(ids)} mutants killed; {hr.added} of {hr.trials} candidates kept "
-               "for killing mutants")
-    if not hr.added:
-        return result, summary
-    count()
-    rerun = run(st.flatten(hr.segments))
-    if rerun.status != Status.OK:
-        return result, summary + " (dropped: the grown stimulus did not re-run cleanly)"
-    return SearchResult(hr.segments, rerun, result.trials, result.arm_gains), summary
+def _tb_lines(target: Target, result: ProgramSearchResult, design: Design) -> int:
+    """Lines the final testbench of `result` would have."""
+    return len(render_final(target, result, result.program, "heuristic", design).splitlines())
 
 
-def render_final(layout: Layout, result: SearchResult, strategy: str, design: Design) -> str:
-    """The replay testbench of a search, with a header saying what it covers."""
-    cov = result.result.coverage if result.result is not None else None
-    notes = [f"design {design.name}; {len(result.trials)} trials, {len(result.segments)} kept segments"]
-    if cov is not None:
-        notes.append("coverage when run alone: " + ", ".join(f"{k} {v:.1f}%" for k, v in cov.percents().items())
-                     + f" (overall {cov.overall:.2f}%)")
-    title = "stimulus found by the Benchwright heuristic engine" if strategy == "heuristic" \
+def _cocotb(target: Target, program: Program) -> str:
+    """The program as a cocotb test ('' when the renderer cannot express it)."""
+    if not program.ops:
+        return ""
+    try:
+        from agent.program.cocotb import render_cocotb
+    except ImportError:
+        return ""
+    return render_cocotb(target, program)
+
+
+def render_final(target: Target, result: ProgramSearchResult, program: Program, strategy: str,
+                 design: Design) -> str:
+    """The testbench of a search: its programs as task calls, a comment per program saying what it added."""
+    notes = [f"design {design.name}; {len(result.trials)} trials, {len(result.entries)} programs kept; "
+             f"the programs cover {result.covered} of {result.total} points one by one"]
+    phases: list[tuple[int, str]] = []
+    at = 0
+    seen: set[str] = set()
+    for k, entry in enumerate(result.entries):
+        new = len(entry.covered - seen)
+        seen |= entry.covered
+        phases.append((at, f"program {k + 1} (trial {entry.trial}, {entry.label}): +{new} points"))
+        at += len([o for o in entry.program.ops if o.name != "avoid" or k == 0])
+    if result.failures:
+        notes += summarize_failures(result.failures)[:3]
+    title = "a stimulus program found by the Benchwright engine" if strategy == "heuristic" \
         else "uniform random stimulus (Benchwright random baseline)"
-    return hx.render_replay(layout, result.segments, title=title, notes=notes)
+    return render_testbench(target, program, title=title, notes=notes, phases=phases)
 
 
 class _EnginePolicy:
-    """Shared propose() of the two engine policies."""
+    """Shared propose() of the engine policies."""
 
     name = "engine"
     """Registry name."""
@@ -296,21 +344,21 @@ class _EnginePolicy:
         self.reset_first = reset_first
         """Random policy: one proper reset first, resets released after (the stronger baseline)."""
         self.guided = self.guided_default if guided is None else guided
-        """Random policy: keep every candidate that covers something new (coverage-guided
-        random) instead of the best of independent plain-random runs."""
+        """Random policy: keep every program that covers something new (coverage-guided random)
+        instead of the best of independent plain-random runs."""
         self.objective = objective
-        """`coverage`, or `coverage+mutation` (also keep stimulus that kills mutants)."""
+        """`coverage`, or `coverage+mutation` (also keep programs that kill mutants)."""
         self.mutation_cap = mutation_cap
         """Most mutants the mutation objective aims at (None: sim.mutation.model.DEFAULT_CAP)."""
         self.last_report: EngineReport | None = None
         """Report of the latest propose() (for benches and tests)."""
 
     def propose(self, state: State, budget: Budget) -> Proposal:
-        """Search within `budget` and return the replay testbench."""
+        """Search within `budget` and return the testbench."""
         holes = state.result.uncovered if state.result is not None and self.strategy == "heuristic" else ()
         seed = self.seed * 1000 + state.step
-        cfg = SearchConfig(seed=seed, strategy=self.strategy, max_trials=self.max_trials,
-                           random_reset=self.reset_first, accumulate=self.guided)
+        cfg = ProgramSearchConfig(seed=seed, strategy=self.strategy, max_trials=self.max_trials,
+                                  reset_first=self.reset_first, accumulate=self.guided)
         tb, report = run_engine(state.design, strategy=self.strategy, budget=budget, seed=seed, holes=holes,
                                 options=self.sim_options, config=cfg, previous=state.testbench, verify=False,
                                 objective=self.objective, mutation_cap=self.mutation_cap)
@@ -323,7 +371,7 @@ class _EnginePolicy:
 
 
 class HeuristicPolicy(_EnginePolicy):
-    """The built-in coverage-directed engine (mined constants, corners, steering)."""
+    """The built-in coverage-directed engine (interfaces, mined constants, steering)."""
 
     name = "heuristic"
     """Registry name."""
@@ -334,8 +382,9 @@ class HeuristicPolicy(_EnginePolicy):
 class RandomPolicy(_EnginePolicy):
     """Plain random stimulus with the same harness and budget: the baseline.
 
-    Every simulator call runs an independent uniform-random stimulus (resets included)
-    and the best single run is kept: no mining, no steering, no coverage-guided growth.
+    Every simulator call runs an independent uniform-random program (resets drawn like
+    every other input) and the best single run is kept: no mining, no steering, no
+    coverage-guided growth.
     """
 
     name = "random"
@@ -347,7 +396,7 @@ class RandomPolicy(_EnginePolicy):
 
 
 class GuidedRandomPolicy(_EnginePolicy):
-    """Coverage-guided random: uniform candidates appended whenever they cover something new.
+    """Coverage-guided random: uniform random programs kept whenever they cover something new.
 
     An ablation between `random` and `heuristic`: it has the heuristic's keep-if-new
     search but none of its design knowledge.
@@ -358,4 +407,5 @@ class GuidedRandomPolicy(_EnginePolicy):
     strategy = "random"
     """Search strategy."""
     guided_default = True
-    """Accumulate kept candidates."""
+    """Accumulate kept programs."""
+

@@ -14,11 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent.heuristic import harness as hx
-from agent.heuristic import stimulus as st
-from agent.heuristic.engine import run_engine
-from agent.heuristic.mutation_objective import build_mutant_harness, score_steps
-from agent.heuristic.search import SearchConfig
+from agent.heuristic.engine import make_target, run_engine
+from agent.heuristic.mutation_objective import build_mutant_harness, score_program
+from agent.heuristic.program_search import ProgramSearchConfig
 from agent.policy import Budget
 from sim.analysis.interface import read_interface
 from sim.errors import SimError
@@ -55,9 +53,9 @@ def _engine(design: Design, strategy: str, objective: str, cfg: MutationBenchCon
     """One engine run (the harness's kept stimulus) and its wall time."""
     start = time.monotonic()
     budget = Budget(sim_calls=cfg.sim_calls, deadline=time.monotonic() + cfg.wall_s)
-    search_cfg = SearchConfig(seed=cfg.seed, strategy=strategy, accumulate=strategy != "random")
+    search_cfg = ProgramSearchConfig(seed=cfg.seed, strategy=strategy, accumulate=strategy != "random")
     _tb, report = run_engine(design, strategy=strategy, budget=budget, seed=cfg.seed, options=cfg.options,
-                             config=search_cfg, verify=False, objective=objective, mutation_cap=cfg.cap)
+                             config=search_cfg, verify=True, objective=objective, mutation_cap=cfg.cap)
     return report, time.monotonic() - start
 
 
@@ -93,10 +91,10 @@ def score_design(design: Design, cfg: MutationBenchConfig = MutationBenchConfig(
     start = time.monotonic()
     try:
         model = prepare(design, cap=cfg.cap, options=cfg.options)
-        layout = hx.make_layout(design, read_interface(design))
+        target, _ = make_target(design, read_interface(design), "heuristic")
     except SimError as exc:
         return {"name": design.name, "error": str(exc), "sources": {}}
-    harness = build_mutant_harness(design, layout, model=model, options=cfg.options)
+    harness = build_mutant_harness(design, target, model=model, options=cfg.options)
     reports: dict[str, MutationReport] = {}
     extra: dict[str, tuple[float | None, float, str]] = {}
     if isinstance(harness, str):
@@ -107,11 +105,12 @@ def score_design(design: Design, cfg: MutationBenchConfig = MutationBenchConfig(
         if source not in cfg.sources:
             continue
         report, wall = _engine(design, strategy, objective, cfg)
-        if report.search is None or report.search.result is None:
+        if report.search is None or not report.program.ops:
             extra[source] = (None, wall, report.note or "no stimulus")
             continue
-        reports[source] = score_steps(harness, st.flatten(report.search.segments))
-        extra[source] = (report.search.result.overall, wall, report.mutation)
+        reports[source] = score_program(harness, report.program)
+        coverage = report.final.coverage.overall if report.final is not None and report.final.coverage else None
+        extra[source] = (coverage, wall, report.mutation)
     human_note = "no human test"
     if design.human_test is not None and design.human_test.kind not in cfg.human_kinds:
         human_note = f"{design.human_test.kind} human test not analysed in this run"

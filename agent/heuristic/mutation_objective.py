@@ -1,10 +1,10 @@
-"""The `coverage+mutation` objective: after the coverage search, keep stimulus that kills mutants.
+"""The `coverage+mutation` objective: after the coverage search, keep programs that kill mutants.
 
-The design's batched mutant model (sim.mutation.model) is built once with the engine's
-data-driven harness, so the kept stimulus can be run on the original and on every mutant
-without rebuilding. `hunt` grows the kept stimulus the way the coverage search does, but a
-candidate is kept when it kills a mutant still alive, and the hints are steered toward the
-lines of the surviving mutants. The loop is pure apart from calling `judge`.
+The design's batched mutant model (sim.mutation.model) is built once with the program
+harness, so any program can run on the original and on every mutant without rebuilding.
+`hunt` draws programs the way the coverage search does, but keeps one when it kills a
+mutant still alive, steering the hints toward the lines of the survivors. The loop is pure
+apart from calling `judge`.
 """
 
 from __future__ import annotations
@@ -15,11 +15,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from agent.heuristic import generators as gen
-from agent.heuristic import harness as hx
-from agent.heuristic import stimulus as st
-from agent.heuristic.search import ARMS, _Bandit, propose
-from agent.heuristic.stimulus import Hints, Layout, Segment, Step
+from agent.heuristic import moves
+from agent.heuristic.stimulus import Hints
+from agent.program.encode import DATA_FILE, encode
+from agent.program.ops import Program, op
+from agent.program.sv import HARNESS_TOP, render_harness
+from agent.program.target import Target
 from sim.errors import SimError
 from sim.mutation.model import (
     DEFAULT_CAP,
@@ -38,62 +39,59 @@ from sim.types import SimResult, UncoveredPoint
 
 logger = logging.getLogger(__name__)
 
-Judge = Callable[[Sequence[Step], Sequence[int]], tuple[bool, dict[int, str]]]
-"""Runs a full stimulus on the original and the given live mutants: (ran cleanly, killed id -> why)."""
+Judge = Callable[[Program, Sequence[int]], tuple[bool, dict[int, str]]]
+"""Runs a program on the original and the given live mutants: (ran cleanly, killed id -> why)."""
 
 Steerer = Callable[[Hints, Sequence[UncoveredPoint]], Hints]
 """Re-biases hints toward points (here: the lines of surviving mutants)."""
 
+IDLE_P = 0.2
+"""Probability of a candidate that resets and then holds every input idle for a while
+(mutants of reset values and of idle behaviour only show without other activity)."""
+
 
 @dataclass(frozen=True)
 class MutantHarness:
-    """The engine's harness built against a design's mutant model."""
+    """The program harness built against a design's mutant model."""
 
     model: MutantModel
     """The batched mutants."""
     built: BuiltTestbench
     """The harness binary (one build for all mutants)."""
-    layout: Layout
-    """The harness's field layout."""
+    target: Target
+    """The design as programs see it."""
 
 
 @dataclass(frozen=True)
 class HuntResult:
     """What the mutation-directed phase added."""
 
-    segments: tuple[Segment, ...]
-    """The kept stimulus after the phase (the input segments plus the new ones)."""
+    programs: tuple[Program, ...]
+    """The programs kept for killing mutants (run after the coverage programs)."""
     killed: dict[int, str] = field(default_factory=dict)
-    """Mutant id -> why, over the whole kept stimulus."""
+    """Mutant id -> why, over every program."""
     trials: int = 0
     """Candidates tried."""
-    added: int = 0
-    """Candidates kept."""
 
 
-def build_mutant_harness(design: Design, layout: Layout, *, cap: int | None = DEFAULT_CAP,
+def build_mutant_harness(design: Design, target: Target, *, cap: int | None = DEFAULT_CAP,
                          options: SimOptions = SimOptions(), model: MutantModel | None = None) -> MutantHarness | str:
     """Build the harness against the design's mutant model; a one-line error instead on failure."""
     try:
         model = model or prepare(design, cap=cap, options=options)
     except SimError as exc:
         return f"mutants: {exc}"
-    built = build_sv_model(model, hx.render_harness(layout), tb_name=f"{hx.HARNESS_TOP}.sv", options=options)
+    built = build_sv_model(model, render_harness(target), tb_name=f"{HARNESS_TOP}.sv", options=options)
     if isinstance(built, SimResult):
         return f"mutant harness build failed: {built.detail}"
-    return MutantHarness(model, built, layout)
-
-
-def harness_files(layout: Layout, steps: Sequence[Step]) -> dict[str, str]:
-    """The run-directory files that make the harness replay `steps`."""
-    return {hx.STIM_FILE: hx.render_stim(layout, steps)}
+    return MutantHarness(model, built, target)
 
 
 def make_judge(h: MutantHarness, on_run: Callable[[], None] | None = None) -> Judge:
     """A judge that runs the harness with `+bw_mut=0` and then each live mutant."""
 
-    def judge(steps: Sequence[Step], alive: Sequence[int]) -> tuple[bool, dict[int, str]]:
-        files = harness_files(h.layout, steps)
+    def judge(program: Program, alive: Sequence[int]) -> tuple[bool, dict[int, str]]:
+        files = {DATA_FILE: encode(h.target, program)}
         base = run_one(h.built, 0, files)
         if base.status != "ok":
             return False, {}
@@ -116,11 +114,11 @@ def _bounded_run(h: MutantHarness, base: Outcome, mutant: int, files: dict[str, 
     return run_one(fast, mutant, files)
 
 
-def score_steps(h: MutantHarness, steps: Sequence[Step]) -> MutationReport:
-    """Mutation report of one stimulus on the harness (every mutant of the model)."""
+def score_program(h: MutantHarness, program: Program) -> MutationReport:
+    """Mutation report of one program on the harness (every mutant of the model)."""
     start = time.monotonic()
-    ok, killed = make_judge(h)(steps, [m.id for m in h.model.mutants])
-    error = "" if ok else "the original design does not run cleanly with this stimulus"
+    ok, killed = make_judge(h)(program, [m.id for m in h.model.mutants])
+    error = "" if ok else "the original design does not run cleanly with this program"
     return MutationReport(h.model.original.name, h.model.mutants, killed, h.model.found, h.model.rejected,
                           h.built.build_s, time.monotonic() - start, h.model.prepare_s, error=error)
 
@@ -132,78 +130,85 @@ def holes_of(model: MutantModel, alive: Sequence[int]) -> list[UncoveredPoint]:
             if i in by_id]
 
 
-RESTART_P = 0.5
-"""Probability that a hunting candidate starts from a fresh reset (the kept prefix may have
-left the design in a state where the mutant cannot show)."""
-
-IDLE_P = 0.2
-"""Probability of a candidate that resets and then holds every input idle for a while
-(mutants of reset values and of idle behaviour only show without other activity)."""
-
-
-def candidate(rng: random.Random, arm: str, layout: Layout, hints: Hints, kept: Sequence[Segment],
-              room: int) -> Segment:
-    """One hunting candidate: a search generator's segment, often after a reset."""
-    resets = any(f.reset for f in layout.fields)
-    if resets and rng.random() < IDLE_P:
-        idle = (*st.reset_steps(layout, rng.randint(1, 3)), Step(layout.idle, rng.choice((2, 5, 20))))
-        tail = gen.random_segment(rng, layout, max(0, min(room - len(idle), 40)), label="mixed random", hints=hints,
-                                p_palette=0.5, p_hold=0.3)
-        return Segment("reset, idle, mixed random", (idle + tail.steps)[:room])
-    seg = gen.quieten(rng, layout, hints, propose(rng, arm, layout, hints, kept, room))
-    if resets and rng.random() < RESTART_P and seg.steps[:1] != st.reset_steps(layout, 1)[:1]:
-        seg = gen.with_reset(layout, seg, rng)
-    return Segment(seg.label, seg.steps[:room])
+def candidate(rng: random.Random, t: Target, hints: Hints, kept: Sequence[Program]) -> Program:
+    """One hunting candidate: a reset and idle inputs, or a kept program extended by one generator."""
+    if rng.random() < IDLE_P or not kept:
+        return Program((op("reset", rng.randint(1, 3)), op("hold", rng.choice((2, 5, 20))),
+                        op("random", 40, moves.seed(rng), pal=50, keep=30)))
+    gen = rng.choice(moves.generators_for(t))
+    return moves.extend(rng, t, hints, rng.choice(list(kept)), gen)
 
 
-def hunt(layout: Layout, kept: Sequence[Segment], judge: Judge, mutants: Sequence[int], *, hints: Hints,
-         seed: int = 0, should_stop: Callable[[], bool] = lambda: False,
-         steerer: Steerer | None = None, holes: Callable[[Sequence[int]], Sequence[UncoveredPoint]] | None = None,
-         max_steps: int = 3000, max_trials: int | None = None) -> HuntResult:
-    """Append candidate segments to `kept` while they kill mutants that are still alive.
+def hunt(t: Target, kept: Sequence[Program], judge: Judge, mutants: Sequence[int], *, hints: Hints,
+         seed: int = 0, should_stop: Callable[[], bool] = lambda: False, steerer: Steerer | None = None,
+         holes: Callable[[Sequence[int]], Sequence[UncoveredPoint]] | None = None,
+         max_trials: int | None = None) -> HuntResult:
+    """Programs, each run alone, kept while they kill mutants still alive after `kept`.
 
     Args:
-        layout: the fields every step drives.
-        kept: the coverage search's kept segments (replayed first, never dropped).
-        judge: runs a stimulus on the original and the live mutants.
+        t: the design as programs see it.
+        kept: the coverage search's programs (judged first, never dropped).
+        judge: runs a program on the original and the live mutants.
         mutants: ids of every mutant to aim at.
         hints: the mined (and steered) hints.
         seed: seed of the candidate draw.
         should_stop: checked before every candidate (budget, deadline).
         steerer: re-steers the hints toward the surviving mutants' lines.
         holes: turns live mutant ids into points for the steerer.
-        max_steps: most steps the kept stimulus may hold.
         max_trials: stop after this many candidates.
     """
     rng = random.Random(seed ^ 0x6D75)
-    segments = list(kept)
-    ok, killed = judge(st.flatten(segments), mutants) if segments else (True, {})
-    if not ok:
-        return HuntResult(tuple(segments), {}, 0, 0)
+    killed: dict[int, str] = {}
+    for program in kept:
+        ok, new = judge(program, [m for m in mutants if m not in killed])
+        if ok:
+            killed.update(new)
     alive = [m for m in mutants if m not in killed]
-    bandit = _Bandit(ARMS)
-    trials = added = 0
+    found: list[Program] = []
+    trials = 0
 
     def resteer(h: Hints) -> Hints:
         return steerer(h, holes(alive)) if steerer is not None and holes is not None and alive else h
 
     hints = resteer(hints)
     while alive and not should_stop() and (max_trials is None or trials < max_trials):
-        room = max_steps - sum(len(s.steps) for s in segments)
-        if room < 4:
-            break
-        arm = bandit.pick(rng) if segments else "mixed"
-        cand = candidate(rng, arm, layout, hints, segments, room)
+        program = candidate(rng, t, hints, [*kept, *found])
         trials += 1
-        ran, new = judge(st.flatten(segments) + cand.steps, alive)
-        if arm in bandit.weights:
-            bandit.update(arm, len(new))
+        ran, new = judge(program, alive)
         if not ran or not new:
             continue
-        segments.append(Segment(f"{cand.label} (kills {len(new)} mutant{'s' if len(new) > 1 else ''})", cand.steps))
-        added += 1
+        found.append(program)
         killed.update(new)
         alive = [m for m in alive if m not in new]
         hints = resteer(hints)
-        logger.debug("mutation trial %d (%s) killed %d, %d alive", trials, cand.label, len(new), len(alive))
-    return HuntResult(tuple(segments), killed, trials, added)
+        logger.debug("mutation trial %d killed %d, %d alive", trials, len(new), len(alive))
+    return HuntResult(tuple(found), killed, trials)
+
+
+def mutation_phase(design: Design, t: Target, program: Program, *, hints: Hints,
+                   steerer: Steerer | None, seed: int, options: SimOptions, cap: int | None,
+                   should_stop: Callable[[], bool], count: Callable[[], None]) -> tuple[Program, str]:
+    """The coverage program with programs that kill mutants appended; (program, summary).
+
+    Each candidate (the original plus every live mutant, on one batched build) counts as one
+    simulator call.
+    """
+    from agent.heuristic.program_search import chapters
+
+    mh = build_mutant_harness(design, t, cap=cap if cap is not None else DEFAULT_CAP, options=options)
+    if isinstance(mh, str):
+        logger.warning("%s: %s", design.name, mh)
+        return program, f"not run ({mh})"
+    judge_all = make_judge(mh)
+
+    def judge(p: Program, alive: Sequence[int]) -> tuple[bool, dict[int, str]]:
+        count()
+        return judge_all(p, alive)
+
+    ids = [m.id for m in mh.model.mutants]
+    hr = hunt(t, chapters(program), judge, ids, hints=hints, seed=seed, should_stop=should_stop, steerer=steerer,
+              holes=lambda alive: holes_of(mh.model, alive))
+    summary = f"{len(hr.killed)}/{len(ids)} mutants killed; {len(hr.programs)} of {hr.trials} programs kept " \
+              "for killing mutants"
+    extra = [o for p in hr.programs for o in p.ops]
+    return Program((*program.ops, *extra)), summary

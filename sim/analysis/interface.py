@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
+from sim.analysis.decode import input_slices, input_templates
 from sim.analysis.netlist import PORT_DIRECTIONS, Netlist
 from sim.analysis.rtl_facts import (
     Collector,
@@ -110,6 +111,12 @@ class DesignInterface:
     testbench must set up before driving the datapath (sim.analysis.write_ports)."""
     upstream: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Internal signal name -> top inputs that reach it within two register stages."""
+    slices: dict[str, tuple[tuple[int, int, tuple[int, ...]], ...]] = field(default_factory=dict)
+    """Wide input -> (lsb, width, constants) of the bit fields the design decodes it by
+    (sim.analysis.decode: an instruction word's opcode and function fields)."""
+    templates: dict[str, tuple[tuple[tuple[int, int, int], ...], ...]] = field(default_factory=dict)
+    """Wide input -> the field combinations its decoder recognises, each (lsb, width, value)
+    triples (`opcode == 0x63 && funct3 == 0`): the instructions a CPU executes."""
 
     def port(self, name: str) -> Port | None:
         """The port called `name`, or None."""
@@ -216,13 +223,15 @@ def parse_interface(tree: Mapping[str, Any], top: str, hints: Design | None = No
     constants[ALL_KEY] = tuple(sorted(everything))
     conditions = sorted(set(collector.conditions), key=lambda c: (c.file, c.line, c.column, c.kind))
     modules = tuple(dict.fromkeys(str(m.get("origName") or m.get("name")) for m in net.module_order))
+    upstream = upstream_inputs(net)
     return DesignInterface(
         top=str(net.top.get("origName") or net.top.get("name")),
         ports=tuple(ports), parameters=parameters, clocks=tuple(clocks),
         resets=tuple((n, resets[n]) for n in net.ordered(resets)),
         constants=constants, fsm_states=collector.fsm_states(), conditions=tuple(conditions),
         modules=modules, notes=tuple(dict.fromkeys(notes)),
-        write_ports=find_write_ports(net, resets, clocks), upstream=upstream_inputs(net),
+        write_ports=find_write_ports(net, resets, clocks), upstream=upstream,
+        slices=input_slices(net, upstream), templates=input_templates(net, upstream),
     )
 
 

@@ -1,0 +1,373 @@
+"""Seeded program moves: the opening program, new operations from what the engine knows, edits.
+
+Pure: every function takes a `random.Random` and returns operations or programs, so the same
+seed always gives the same search. The knowledge comes from the design (`Target`: fields,
+palettes, recognised interfaces, write ports) and from steering (`Hints`: values uncovered
+conditions compare with, operand combinations uncovered expression points ask for, toggle
+holes, FSM state values, inputs an assertion blamed).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from agent.heuristic.stimulus import Hints
+from agent.program.interfaces import Iface
+from agent.program.ops import FILLS, PATTERNS, Op, Program, assigns, op
+from agent.program.target import Target
+
+MAX_OPS = 48
+"""Most operations one program holds (the final testbench calls them one per line)."""
+
+MAX_CYCLES = 200_000
+"""Most clock cycles one program may last (bounds every trial's run time)."""
+
+Gen = Callable[[random.Random, Target, Hints], list[Op]]
+"""A generator of new operations."""
+
+
+def seed(rng: random.Random) -> int:
+    """A fresh non-zero 32-bit seed."""
+    return rng.randrange(1, 1 << 32)
+
+
+# ---------------------------------------------------------------------------- cycle estimates
+
+
+def op_cycles(t: Target, o: Op) -> int:
+    """Rough clock cycles an operation lasts (for the program length cap)."""
+    n = o.name
+    if n in ("reset",):
+        return o.num("cycles") + 1
+    if n == "hold":
+        return o.num("cycles")
+    if n == "random":
+        return o.num("cycles") * (1 + o.num("maxhold")) // 2
+    if n == "corners":
+        return sum(len(t.palettes.get(f.name, ())) for f in t.fields) + 4
+    if n == "walk":
+        return 128
+    if n in ("bus_write", "bus_read"):
+        return 8
+    if n == "send":
+        return o.num("beats") * 3
+    if n == "serial":
+        data = o.get("data")
+        frames = len(data) if isinstance(data, tuple) else 1
+        return o.num("period") * 12 * frames
+    if n == "wait":
+        return o.num("timeout")
+    if n == "fill":
+        return 256 * 2
+    if n == "repeat":
+        return o.num("times") * sum(op_cycles(t, b) for b in o.body)
+    return 2
+
+
+def program_cycles(t: Target, p: Program) -> int:
+    """Rough clock cycles of a whole program."""
+    return sum(op_cycles(t, o) for o in p.ops)
+
+
+def fits(t: Target, p: Program) -> bool:
+    """Whether a program is within the operation and cycle caps."""
+    return len(p.ops) <= MAX_OPS and program_cycles(t, p) <= MAX_CYCLES
+
+
+# ---------------------------------------------------------------------------- operation generators
+
+
+def _value(rng: random.Random, t: Target, name: str) -> int:
+    """A value for field `name`: from its palette mostly, else random bits."""
+    f = t.fields[t.index(name)]
+    pal = t.palettes.get(name, ())
+    if pal and rng.random() < 0.7:
+        return rng.choice(pal) & f.mask
+    return rng.getrandbits(f.bits)
+
+
+def gen_random(rng: random.Random, t: Target, h: Hints) -> list[Op]:
+    """A random burst with drawn parameters (sometimes only the focused or handshake inputs)."""
+    named: dict[str, object] = {"pal": rng.choice((0, 20, 40, 60, 80)), "keep": rng.choice((0, 30, 30, 60)),
+                                "maxhold": rng.choice((1, 1, 2, 4)), "resets": rng.choice((0, 0, 0, 5, 20))}
+    fields = [f.name for f in t.fields if not f.reset]
+    focus = [n for n in h.focus if n in fields]
+    roll = rng.random()
+    if focus and roll < 0.3:
+        named["only"] = tuple(sorted(set(rng.sample(focus, min(len(focus), rng.randint(1, 3))))))
+        named["pal"] = 80
+    elif h.handshake and roll < 0.45:
+        named["only"] = tuple(sorted(set(h.handshake) & set(fields))) or ()
+    quiet = set(h.quiet)
+    if quiet and "only" not in named and rng.random() < 0.65:
+        named["only"] = tuple(n for n in fields if n not in quiet) or ()
+    if not named.get("only"):
+        named.pop("only", None)
+    return [op("random", rng.choice((16, 40, 100, 250, 600)), seed(rng), **named)]  # type: ignore[arg-type]
+
+
+def gen_hold(rng: random.Random, t: Target, h: Hints) -> list[Op]:
+    """Leave the inputs alone while timers and counters run."""
+    return [op("hold", rng.choice((10, 50, 200, 1000, 4000)))]
+
+
+def gen_steer(rng: random.Random, t: Target, h: Hints) -> list[Op]:
+    """Values uncovered conditions ask for: focused values, operand combinations, a toggle."""
+    names = {f.name for f in t.fields}
+    out: list[Op] = []
+    if h.combos and rng.random() < 0.5:
+        combo = rng.choice(list(h.combos))
+        values: dict[str, int] = {}
+        for name, mask, value in combo:
+            if name in names:
+                base = values.get(name, 0)
+                values[name] = (base & ~mask) | (value & mask)
+        if values:
+            out += [assigns("set", values), op("hold", rng.choice((1, 2, 4)))]
+    elif h.toggles and rng.random() < 0.5:
+        name, bit = rng.choice(list(h.toggles))
+        if name in names and bit < t.fields[t.index(name)].bits:
+            out.append(op("toggle", name, bit))
+    elif h.focus:
+        name = rng.choice(sorted(h.focus))
+        values_list = h.focus[name] or t.palettes.get(name, ())
+        if name in names and values_list:
+            f = t.fields[t.index(name)]
+            out += [assigns("set", {name: rng.choice(values_list) & f.mask}), op("hold", rng.choice((1, 3, 8)))]
+    return out or gen_random(rng, t, h)
+
+
+def gen_sequence(rng: random.Random, t: Target, h: Hints) -> list[Op]:
+    """Walk one input through a mined value sequence (FSM states, constants), a few cycles each."""
+    data = [f for f in t.fields if not f.reset]
+    if not data:
+        return []
+    f = rng.choice(data)
+    values = list(t.palettes.get(f.name, ()))[:8] or [0, 1]
+    hold = rng.choice((1, 2, 5))
+    out: list[Op] = []
+    for v in values:
+        out += [assigns("set", {f.name: v & f.mask}), op("hold", hold)]
+    return out[:16]
+
+
+def gen_bus(rng: random.Random, t: Target, h: Hints) -> list[Op]:
+    """Bus transactions: a write or read of a known register, or a burst of writes over all of them."""
+    bus = rng.choice(t.interfaces.buses)
+    addresses = bus.addresses or (0,)
+    roll = rng.random()
+    if roll < 0.25:
+        return [op("bus_write", bus.name, a, _bus_data(rng, t, bus)) for a in addresses[:12]]
+    if roll < 0.5:
+        return [op("bus_read", bus.name, rng.choice(addresses)) for _ in range(rng.randint(1, 4))]
+    return [op("bus_write", bus.name, rng.choice(addresses), _bus_data(rng, t, bus)),
+            *([op("bus_read", bus.name, rng.choice(addresses))] if rng.random() < 0.5 else [])]
+
+
+def _bus_data(rng: random.Random, t: Target, bus: Iface, *, safe: bool = False) -> int:
+    """Data for a bus write: a mined constant, a small number, all ones, or random bits.
+
+    `safe` (the opening) keeps to mined constants and small numbers: a random word in a
+    configuration register (a baud divisor, a prescaler) can stall a design for good.
+    """
+    bits = max(1, bus.data_bits)
+    mask = (1 << bits) - 1
+    pal = t.palettes.get(bus.port("wdata"), ())
+    roll = rng.random()
+    if pal and roll < 0.45:
+        return rng.choice(pal) & mask
+    if roll < 0.6 or safe:
+        return rng.choice((0, 1, rng.randrange(2, 64))) if safe else rng.choice((0, 1, mask, rng.randrange(2, 64)))
+    return rng.getrandbits(bits)
+
+
+def gen_stream(rng: random.Random, t: Target, h: Hints) -> list[Op]:
+    """A packet into a stream input (sometimes with gaps, on another lane)."""
+    s = rng.choice(t.interfaces.streams)
+    return [op("send", s.name, rng.choice((1, 2, 3, 4, 8, 16)), seed=seed(rng), gap=rng.choice((0, 0, 20, 50)),
+               lane=rng.randrange(max(1, s.lanes)))]
+
+
+def gen_sink(rng: random.Random, t: Target, h: Hints) -> list[Op]:
+    """Answer a stream output with a new ready rate."""
+    s = rng.choice(t.interfaces.sinks)
+    return [op("sink", s.name, ready=rng.choice((100, 100, 80, 50, 20)), seed=seed(rng))]
+
+
+def gen_respond(rng: random.Random, t: Target, h: Hints) -> list[Op]:
+    """Restart a requester (a CPU): reset, a new memory image, time to run."""
+    r = rng.choice(t.interfaces.responders)
+    fill = "decode" if rng.random() < 0.8 else rng.choice(FILLS)
+    return [op("reset"), op("respond", r.name, fill=fill, seed=seed(rng), latency=rng.choice((0, 0, 1, 3))),
+            op("hold", rng.choice((200, 1000, 3000)))]
+
+
+def gen_serial(rng: random.Random, t: Target, h: Hints) -> list[Op]:
+    """UART frames into a serial input at a candidate bit period (or the design's own output looped back)."""
+    s = rng.choice(t.interfaces.serials)
+    if s.partner and rng.random() < 0.25:
+        return [op("loopback", s.name, on=rng.choice((0, 1)))]
+    periods = s.periods or (16,)
+    period = periods[0] if rng.random() < 0.5 else rng.choice(periods)
+    frames = tuple(rng.choice((0x55, 0xAA, 0x00, 0xFF, rng.randrange(256))) for _ in range(rng.randint(1, 4)))
+    if rng.random() < 0.1:
+        frames = (*frames, 0x100)  # a break
+    return [op("serial", s.name, period, frames, parity=rng.choice(("none", "none", "even", "odd")),
+               stop=rng.choice((1, 1, 2)))]
+
+
+def gen_port(rng: random.Random, t: Target, h: Hints) -> list[Op]:
+    """Write a discovered table or register (the whole table with a pattern, or one entry)."""
+    name, wp = rng.choice(t.interfaces.ports)
+    if wp.kind == "memory" or rng.random() < 0.5:
+        return [op("fill", name, pattern=rng.choice(PATTERNS), seed=seed(rng))]
+    addr = rng.choice(wp.addresses) if wp.addresses else 0
+    return [op("write", name, addr, rng.getrandbits(max(1, min(wp.width, 64))))]
+
+
+def gen_wait(rng: random.Random, t: Target, h: Hints) -> list[Op]:
+    """Wait for a 1-bit output (done, ready, busy) to reach a value."""
+    outs = [name for name, bits in t.outputs() if bits == 1]
+    if not outs:
+        return gen_hold(rng, t, h)
+    return [op("wait", rng.choice(outs), rng.randint(0, 1), timeout=rng.choice((100, 1000, 5000)))]
+
+
+def gen_reset(rng: random.Random, t: Target, h: Hints) -> list[Op]:
+    """A reset in the middle of activity."""
+    return [op("reset", rng.randint(1, 4))] if any(f.reset for f in t.fields) else gen_random(rng, t, h)
+
+
+def gen_corners(rng: random.Random, t: Target, h: Hints) -> list[Op]:
+    """Corner values, or walking bits."""
+    return [op("corners")] if rng.random() < 0.5 else [op("walk")]
+
+
+GENERATORS: dict[str, tuple[Gen, str]] = {
+    "random": (gen_random, ""),
+    "hold": (gen_hold, ""),
+    "steer": (gen_steer, ""),
+    "sequence": (gen_sequence, ""),
+    "corners": (gen_corners, ""),
+    "reset": (gen_reset, ""),
+    "wait": (gen_wait, ""),
+    "bus": (gen_bus, "bus"),
+    "stream": (gen_stream, "stream"),
+    "sink": (gen_sink, "sink"),
+    "respond": (gen_respond, "responder"),
+    "serial": (gen_serial, "serial"),
+    "port": (gen_port, "port"),
+}
+"""Generator name -> (function, scope kind the design must have, '' for any design)."""
+
+
+def generators_for(t: Target) -> tuple[str, ...]:
+    """The generators this design supports."""
+    scope = t.scope
+    return tuple(n for n, (_, need) in GENERATORS.items() if not need or scope.has(need))
+
+
+# ---------------------------------------------------------------------------- programs
+
+
+def opening(rng: random.Random, t: Target, h: Hints, avoid: Sequence[Op] = ()) -> Program:
+    """The first program: reset, background answers, setup writes, config, then a mix of everything."""
+    ops: list[Op] = [op("reset"), *avoid]
+    ifs = t.interfaces
+    ops += [op("respond", r.name, seed=seed(rng)) for r in ifs.responders]
+    ops += [op("sink", s.name, seed=seed(rng)) for s in ifs.sinks]
+    tables = [n for n, wp in ifs.ports if wp.kind == "memory"]
+    registers = [n for n, wp in ifs.ports if wp.kind != "memory"]
+    ops += [op("fill", n, pattern="ramp") for n in tables + registers]
+    for bus in ifs.buses:
+        ops += [op("bus_read", bus.name, a) for a in bus.addresses[:8]]
+        ops += [op("bus_write", bus.name, a, _bus_data(rng, t, bus, safe=True)) for a in bus.addresses[:8]]
+    for s in ifs.serials:
+        if s.partner:
+            ops.append(op("loopback", s.name))
+        ops += gen_serial(random.Random(rng.random()), t, h)
+    if ifs.responders:
+        ops.append(op("hold", 2000))
+    else:
+        ops += [op("corners"), op("walk")]
+    ops += [op("random", 150, seed(rng), pal=40, keep=30)]
+    for s in ifs.streams:
+        ops.append(op("send", s.name, 4, seed=seed(rng)))
+    ops += [op("random", 40, seed(rng), pal=40, keep=60, maxhold=4)]
+    return _trim(t, Program(tuple(ops)))
+
+
+def _trim(t: Target, p: Program) -> Program:
+    """Drop trailing operations until the program fits the caps."""
+    ops = list(p.ops)
+    while ops and not fits(t, Program(tuple(ops))):
+        ops.pop()
+    return Program(tuple(ops))
+
+
+def extend(rng: random.Random, t: Target, h: Hints, parent: Program, gen: str) -> Program:
+    """`parent` with a generator's new operations appended (or inserted, one time in four)."""
+    fn, _ = GENERATORS[gen]
+    new = fn(rng, t, h)
+    ops = list(parent.ops)
+    if ops and rng.random() < 0.25:
+        at = rng.randrange(1, len(ops) + 1)
+        ops[at:at] = new
+    else:
+        ops += new
+    return _trim(t, Program(tuple(ops)))
+
+
+def mutate(rng: random.Random, t: Target, h: Hints, parent: Program) -> Program:
+    """One argument of one operation redrawn (a seed, a count, a value), or an operation dropped."""
+    ops = list(parent.ops)
+    if len(ops) <= 1:
+        return parent
+    k = rng.randrange(1, len(ops))
+    target = ops[k]
+    if rng.random() < 0.25:
+        del ops[k]
+        return Program(tuple(ops))
+    ops[k] = _mutate_op(rng, t, target)
+    return _trim(t, Program(tuple(ops)))
+
+
+def _mutate_op(rng: random.Random, t: Target, o: Op) -> Op:
+    args = dict(o.args)
+    if o.name in ("set", "avoid") and o.args:
+        name, _ = rng.choice(list(o.args))
+        return Op(o.name, tuple((k, _value(rng, t, k) if k == name else v) for k, v in o.args))
+    for key in ("seed", "cycles", "addr", "data", "beats", "pal", "keep", "latency", "ready", "timeout"):
+        if key in args or (key == "seed" and o.name in ("random", "send", "respond", "sink", "fill")):
+            if key == "seed":
+                return o.with_arg("seed", seed(rng))
+            value = args.get(key, o.get(key))
+            if isinstance(value, int):
+                scaled = max(1, int(value * rng.choice((0.5, 2.0)))) if key in ("cycles", "beats", "timeout") \
+                    else rng.getrandbits(max(1, value.bit_length() + 1))
+                if key in ("pal", "keep", "ready"):
+                    scaled = rng.choice((0, 20, 50, 80, 100))
+                if key == "latency":
+                    scaled = rng.randint(0, 4)
+                try:
+                    return o.with_arg(key, min(scaled, 1 << 20) if key in ("cycles", "timeout") else scaled)
+                except TypeError:
+                    return o
+    return o
+
+
+def splice(rng: random.Random, t: Target, a: Program, b: Program) -> Program:
+    """A prefix of `a` followed by a suffix of `b` (both keep their leading reset)."""
+    if len(a.ops) < 2 or len(b.ops) < 2:
+        return a
+    cut_a = rng.randrange(1, len(a.ops))
+    cut_b = rng.randrange(1, len(b.ops))
+    return _trim(t, Program(a.ops[:cut_a] + b.ops[cut_b:]))
+
+
+def with_avoid(p: Program, avoid: Sequence[Op]) -> Program:
+    """`p` with the learned `avoid` rules right after its first reset (duplicates dropped)."""
+    rest = [o for o in p.ops[1:] if o.name != "avoid"]
+    return replace(p, ops=(p.ops[0], *avoid, *rest)) if p.ops else p

@@ -1,0 +1,434 @@
+"""The coverage-directed search over stimulus programs: a corpus of programs, each run alone.
+
+Every trial runs one candidate program from power-up through the compiled harness. A
+candidate that covers a point no kept program covered joins the corpus; one that covers all
+its parent did with fewer operations replaces it. Candidates come from a small bandit over
+moves: extend a kept program with new operations from one generator, mutate one of its
+operations, splice two, or start afresh. Trials cost the same whatever was kept before, so
+the search never fills up: it runs until the budget or the target. At the end a greedy set
+cover picks the fewest programs that keep every point, and they run one after another (each
+from its own reset) as the final program.
+
+A run that fails (a DUT `$fatal`/assertion, Verilator's DIDNOTCONVERGE) teaches the search:
+the inputs in force when it failed become an `avoid` rule every later program carries, and
+the failing program's legal prefix is still tried. Nothing here reads the clock: the
+decisions depend only on the seed, the design and the answers of `run`.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from agent.heuristic import moves
+from agent.heuristic.blame import Failure, analyse_failure
+from agent.heuristic.stimulus import Hints
+from agent.program.ops import Op, Program, op
+from agent.program.target import MAX_AVOID, Target
+from agent.program.text import format_program
+from sim.run.coverage import CoveragePoint, CoverageReport, uncovered
+from sim.types import SimResult, Status, UncoveredPoint
+
+logger = logging.getLogger(__name__)
+
+Runner = Callable[[Program], SimResult]
+"""Runs one program from power-up and returns its DUT coverage."""
+
+Steerer = Callable[[Hints, Sequence[UncoveredPoint]], Hints]
+"""Re-biases the hints toward the points still uncovered."""
+
+Blamer = Callable[[SimResult], Sequence[str]]
+"""Names the inputs a failed run's assertion message points at."""
+
+MOVES: tuple[str, ...] = ("extend", "extend", "extend", "mutate", "splice", "fresh")
+"""Move kinds (extend is drawn three times as often before the bandit learns)."""
+
+PLAIN_STEPS = 1000
+"""Steps of one plain-random trial (the baseline: independent runs, the best one kept)."""
+
+GUIDED_STEPS = 200
+"""Steps a coverage-guided random candidate appends."""
+
+
+@dataclass(frozen=True)
+class ProgramSearchConfig:
+    """Knobs of one search."""
+
+    seed: int = 0
+    """Seed of the `random.Random` every decision is drawn from."""
+    strategy: str = "heuristic"
+    """`heuristic` (the engine) or `random` (uniform random programs only: the baselines)."""
+    accumulate: bool = True
+    """Random strategy only. True: coverage-guided random (candidates that add coverage are
+    kept); False: plain random, independent runs of `PLAIN_STEPS` steps, the best one kept."""
+    reset_first: bool = False
+    """Random strategy only: begin with one proper reset and keep resets released (otherwise
+    resets are drawn like every other input)."""
+    max_trials: int | None = None
+    """Stop after this many trials (None: until the caller says stop)."""
+
+
+@dataclass(frozen=True)
+class Trial:
+    """What one simulator call did."""
+
+    index: int
+    """0-based trial number."""
+    label: str
+    """The move that made the candidate."""
+    covered: int
+    """Points covered by all kept programs after the trial."""
+    gained: int
+    """New points the candidate added (0 when not kept)."""
+    kept: bool
+    """True when the candidate joined the corpus (or replaced its parent)."""
+    status: str = "ok"
+    """The run's status."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A kept program and what it covers on its own."""
+
+    program: Program
+    """The program (starts with a reset)."""
+    covered: frozenset[str]
+    """Keys of the points it covers."""
+    label: str
+    """The move that found it."""
+    trial: int
+    """The trial that found it (final programs run in this order)."""
+
+
+@dataclass(frozen=True)
+class ProgramSearchResult:
+    """The kept programs and how the search got there."""
+
+    entries: tuple[Entry, ...]
+    """The set cover of the corpus, in the order found."""
+    covered: int
+    """Points the entries cover together (the union the search saw)."""
+    total: int
+    """Points of the design (0 when no run gave coverage)."""
+    trials: tuple[Trial, ...] = ()
+    """Every trial, in order."""
+    failures: tuple[Failure, ...] = ()
+    """Runs that failed, with what was in force."""
+    avoid: tuple[Op, ...] = ()
+    """The `avoid` rules learned from failures."""
+    move_gains: dict[str, int] = field(default_factory=dict)
+    """Move -> points it added."""
+    best: SimResult | None = None
+    """The best single run (what plain random keeps; the first kept run otherwise)."""
+
+    @property
+    def program(self) -> Program:
+        """The final program: the kept programs one after another, the learned rules once."""
+        ops: list[Op] = []
+        for k, entry in enumerate(self.entries):
+            body = [o for o in entry.program.ops if o.name != "avoid" or k == 0]
+            ops += body
+        return Program(tuple(ops))
+
+    @property
+    def sim_calls(self) -> int:
+        """Simulator calls made."""
+        return len(self.trials)
+
+
+def covered_keys(result: SimResult) -> frozenset[str]:
+    """Keys of the DUT points a run covered."""
+    if result.report is None:
+        return frozenset()
+    return frozenset(p.key for p in result.report.points if p.count > 0)
+
+
+def set_cover(entries: Sequence[Entry]) -> tuple[Entry, ...]:
+    """The fewest entries (greedy) that cover every point any entry covers, in the order found."""
+    wanted = frozenset().union(*(e.covered for e in entries)) if entries else frozenset()
+    chosen: list[Entry] = []
+    got: set[str] = set()
+    while got < wanted:
+        best = max(entries, key=lambda e: (len(e.covered - got), -e.trial))
+        if not best.covered - got:
+            break
+        chosen.append(best)
+        got |= best.covered
+    return tuple(sorted(chosen, key=lambda e: e.trial))
+
+
+class _Bandit:
+    """Weights per move: a gain makes a move likelier, a miss slowly less likely."""
+
+    def __init__(self, arms: Sequence[str]) -> None:
+        self.weights = dict.fromkeys(arms, 1.0)
+        """Move -> weight."""
+
+    def pick(self, rng: random.Random) -> str:
+        arms = list(self.weights)
+        return rng.choices(arms, weights=[self.weights[a] for a in arms])[0]
+
+    def update(self, arm: str, gained: int) -> None:
+        w = self.weights[arm]
+        self.weights[arm] = min(8.0, w * 1.6 + 0.2 * min(gained, 10)) if gained > 0 else max(0.15, w * 0.9)
+
+
+class ProgramSearch:
+    """One search: call `run()` to spend the budget; the result is `result()`."""
+
+    def __init__(self, t: Target, run: Runner, *, hints: Hints, config: ProgramSearchConfig = ProgramSearchConfig(),
+                 should_stop: Callable[[], bool] = lambda: False, steerer: Steerer | None = None,
+                 blame: Blamer | None = None) -> None:
+        self.t = t
+        self.runner = run
+        self.hints = hints
+        self.config = config
+        self.should_stop = should_stop
+        self.steerer = steerer
+        self.blame = blame
+        self.rng = random.Random(config.seed)
+        self.corpus: list[Entry] = []
+        self.union: set[str] = set()
+        self.points: dict[str, CoveragePoint] = {}
+        self.trials: list[Trial] = []
+        self.failures: list[Failure] = []
+        self.avoid: list[Op] = []
+        self.tried: set[str] = set()
+        self.gains: dict[str, int] = {}
+        self.best: SimResult | None = None
+        self.best_entry: Entry | None = None
+        gens = moves.generators_for(t)
+        self.bandit = _Bandit([*MOVES[:1], *(f"extend:{g}" for g in gens), "mutate", "splice", "fresh"])
+
+    # -- bookkeeping ------------------------------------------------------------------------
+
+    @property
+    def total(self) -> int:
+        return len(self.points)
+
+    def complete(self) -> bool:
+        return self.total > 0 and len(self.union) >= self.total
+
+    def holes(self) -> tuple[UncoveredPoint, ...]:
+        """The points no kept program covers yet, with their source text."""
+        missing = [p for key, p in self.points.items() if key not in self.union]
+        return uncovered(CoverageReport(tuple(missing)))
+
+    def _record(self, label: str, result: SimResult, program: Program, parent: Entry | None) -> int:
+        """Judge one run; returns the points it added."""
+        if result.status != Status.OK or result.report is None:
+            self.trials.append(Trial(len(self.trials), label, len(self.union), 0, False, result.status.value))
+            return 0
+        if not self.points:
+            self.points = {p.key: p for p in result.report.points}
+        keys = covered_keys(result)
+        if self.best is None or len(keys) > len(covered_keys(self.best)):
+            self.best = result
+            self.best_entry = Entry(program, keys, label, len(self.trials))
+        gained = len(keys - self.union)
+        kept = False
+        if gained > 0:
+            self.corpus.append(Entry(program, keys, label, len(self.trials)))
+            self.union |= keys
+            kept = True
+        elif parent is not None and keys >= parent.covered and len(program) < len(parent.program):
+            self.corpus[self.corpus.index(parent)] = replace(parent, program=program, covered=keys)
+            kept = True
+        self.trials.append(Trial(len(self.trials), label, len(self.union), gained, kept, result.status.value))
+        if gained > 0:
+            self.gains[label] = self.gains.get(label, 0) + gained
+            if self.steerer is not None:
+                self.hints = self.steerer(self.hints, self.holes())
+            logger.debug("trial %d (%s) +%d -> %d/%d", len(self.trials) - 1, label, gained, len(self.union),
+                         self.total)
+        return gained
+
+    def _stop(self) -> bool:
+        if self.config.max_trials is not None and len(self.trials) >= self.config.max_trials:
+            return True
+        return self.should_stop() or self.complete()
+
+    # -- candidates -------------------------------------------------------------------------
+
+    def _parent(self) -> Entry | None:
+        if not self.corpus:
+            return None
+        if self.rng.random() < 0.5:
+            return max(self.corpus, key=lambda e: (len(e.covered), -e.trial))
+        return self.rng.choice(self.corpus)
+
+    def _fresh(self) -> Program:
+        gens = moves.generators_for(self.t)
+        ops: list[Op] = [op("reset")]
+        for _ in range(self.rng.randint(1, 3)):
+            gen = self.rng.choice(gens)
+            ops += moves.GENERATORS[gen][0](self.rng, self.t, self.hints)
+        return moves._trim(self.t, Program(tuple(ops)))
+
+    def _candidate(self) -> tuple[str, Program, Entry | None]:
+        cfg = self.config
+        if cfg.strategy == "random":
+            return self._random_candidate()
+        if not self.trials:
+            return "opening", moves.opening(self.rng, self.t, self.hints), None
+        arm = self.bandit.pick(self.rng)
+        parent = self._parent()
+        if parent is None or arm == "fresh":
+            return "fresh", self._fresh(), None
+        if arm.startswith("extend"):
+            gen = arm.split(":", 1)[1] if ":" in arm else self.rng.choice(moves.generators_for(self.t))
+            return f"extend:{gen}", moves.extend(self.rng, self.t, self.hints, parent.program, gen), parent
+        if arm == "mutate":
+            return arm, moves.mutate(self.rng, self.t, self.hints, parent.program), parent
+        other = self.rng.choice(self.corpus)
+        return arm, moves.splice(self.rng, self.t, parent.program, other.program), parent
+
+    def _random_candidate(self) -> tuple[str, Program, Entry | None]:
+        """Uniform random: no palettes, no holds, resets drawn like data unless `reset_first`."""
+        cfg = self.config
+        resets = 0 if cfg.reset_first else 500
+        head = (op("reset"),) if cfg.reset_first else ()
+        if not cfg.accumulate or not self.corpus:
+            steps = PLAIN_STEPS if not cfg.accumulate else GUIDED_STEPS
+            burst = op("random", steps, moves.seed(self.rng), pal=0, keep=0, resets=resets)
+            return ("plain uniform random" if not cfg.accumulate else "uniform random"), Program((*head, burst)), None
+        parent = max(self.corpus, key=lambda e: len(e.covered))
+        burst = op("random", GUIDED_STEPS, moves.seed(self.rng), pal=0, keep=0, resets=resets)
+        return "uniform random", moves._trim(self.t, Program((*parent.program.ops, burst))), None
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    def continue_from(self, programs: Sequence[Program]) -> None:
+        """Run the chapters of a testbench found before (one call each) and keep what they cover."""
+        for program in programs:
+            if self._stop():
+                return
+            self.tried.add(format_program(program))
+            self._record("continue from the current testbench", self.runner(program), program, None)
+
+    def run(self) -> None:
+        """Trial after trial until the budget, the target or a full coverage."""
+        while not self._stop():
+            label, program, parent = self._candidate()
+            if self.config.strategy != "random":
+                program = moves.with_avoid(program, self.avoid)
+            text = format_program(program)
+            for _ in range(8):  # never the same candidate twice
+                if text not in self.tried:
+                    break
+                label, program, parent = self._candidate()
+                program = moves.with_avoid(program, self.avoid) if self.config.strategy != "random" else program
+                text = format_program(program)
+            self.tried.add(text)
+            result = self.runner(program)
+            gained = self._record(label, result, program, parent)
+            arm = label if label in self.bandit.weights else label.split(":", 1)[0]
+            if arm in self.bandit.weights:
+                self.bandit.update(arm, gained)
+            if result.status == Status.RUNTIME_ERROR and not self._stop():
+                self._learn(result, program, parent, label)
+
+    def _learn(self, result: SimResult, program: Program, parent: Entry | None, label: str) -> None:
+        """A failed run: remember what was in force, keep the inputs quiet, try the legal prefix."""
+        blamed = tuple(self.blame(result)) if self.blame is not None else ()
+        if blamed:
+            self.hints = replace(self.hints, quiet=tuple(dict.fromkeys([*self.hints.quiet, *blamed])))
+        failure = analyse_failure(self.t, program, result, blamed)
+        self.failures.append(failure)
+        if self.config.strategy == "random":
+            return
+        for rule in failure.avoid:
+            if rule not in self.avoid and len(self.avoid) < MAX_AVOID:
+                self.avoid.append(rule)
+        if failure.op_index is not None and failure.op_index > 1:
+            prefix = moves.with_avoid(Program(program.ops[: failure.op_index]), self.avoid)
+            text = format_program(prefix)
+            if text not in self.tried:
+                self.tried.add(text)
+                self._record(f"{label} (legal prefix)", self.runner(prefix), prefix, parent)
+
+    def shrink(self, should_stop: Callable[[], bool]) -> int:
+        """Drop chunks of operations from the kept programs while each keeps the points only it covers.
+
+        Delta debugging over the set cover, longest programs first; every try is one run. The
+        union of covered points never shrinks. Returns the operations removed.
+        """
+        removed = 0
+        chosen = list(set_cover(self.corpus))
+        for entry in sorted(chosen, key=lambda e: -len(e.program)):
+            others = frozenset().union(*(e.covered for e in chosen if e is not entry))
+            need = entry.covered - others
+            ops = list(entry.program.ops)
+            covered = entry.covered
+            chunk = max(1, (len(ops) - 1) // 2)
+            while chunk >= 1 and len(ops) > 1:
+                at = len(ops) - chunk
+                while at >= 1:
+                    if should_stop():
+                        return removed + self._replace(entry, ops, covered, chosen)
+                    trial = Program(tuple(ops[:at] + ops[at + chunk:]))
+                    text = format_program(trial)
+                    if text not in self.tried:
+                        self.tried.add(text)
+                        res = self.runner(trial)
+                        keys = covered_keys(res) if res.status == Status.OK else frozenset()
+                        kept = res.status == Status.OK and keys >= need
+                        self.trials.append(Trial(len(self.trials), "shrink", len(self.union), 0, kept,
+                                                 res.status.value))
+                        if kept:
+                            ops, covered = list(trial.ops), keys
+                            removed += chunk
+                    at -= chunk
+                chunk //= 2
+            removed += self._replace(entry, ops, covered, chosen)
+        return removed
+
+    def _replace(self, entry: Entry, ops: list[Op], covered: frozenset[str], chosen: list[Entry]) -> int:
+        """Put a shrunk program in place of `entry` (in the corpus and the chosen list)."""
+        if len(ops) == len(entry.program.ops):
+            return 0
+        new = replace(entry, program=Program(tuple(ops)), covered=covered)
+        self.corpus[self.corpus.index(entry)] = new
+        chosen[chosen.index(entry)] = new
+        return 0
+
+    def result(self) -> ProgramSearchResult:
+        """The set cover of the corpus and the search's record."""
+        if self.config.strategy == "random" and not self.config.accumulate:
+            # Plain random keeps its best single run, like N seeds of one random testbench.
+            entries: tuple[Entry, ...] = (self.best_entry,) if self.best_entry is not None else ()
+            covered = len(self.best_entry.covered) if self.best_entry is not None else 0
+        else:
+            entries = set_cover(self.corpus)
+            covered = len(self.union)
+        return ProgramSearchResult(entries, covered, self.total, tuple(self.trials), tuple(self.failures),
+                                   tuple(self.avoid), dict(self.gains), self.best)
+
+
+def search_programs(t: Target, run: Runner, *, hints: Hints, config: ProgramSearchConfig = ProgramSearchConfig(),
+                    should_stop: Callable[[], bool] = lambda: False, steerer: Steerer | None = None,
+                    blame: Blamer | None = None, initial: Sequence[Program] = ()) -> ProgramSearchResult:
+    """Search programs for `t` until `should_stop()`, `max_trials` or 100 %; the kept programs."""
+    s = ProgramSearch(t, run, hints=hints, config=config, should_stop=should_stop, steerer=steerer, blame=blame)
+    if initial and config.strategy != "random":
+        s.continue_from(initial)
+    s.run()
+    return s.result()
+
+
+_CHAPTER = re.compile(r"^reset\b")
+
+
+def chapters(program: Program) -> tuple[Program, ...]:
+    """A final program split back into the programs it was made of (each begins at a reset)."""
+    out: list[list[Op]] = []
+    avoid = [o for o in program.ops if o.name == "avoid"]
+    for o in program.ops:
+        if o.name == "reset" or not out:
+            out.append([o, *avoid] if o.name == "reset" else [op("reset"), *avoid, o])
+        elif o.name != "avoid":
+            out[-1].append(o)
+    return tuple(Program(tuple(ops)) for ops in out)

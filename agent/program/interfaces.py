@@ -1,0 +1,447 @@
+"""Interface recognition from port names, directions and widths (pure).
+
+Ports are grouped by prefix after dropping direction decorations (`i_wb_cyc` -> `wb` +
+`cyc`, `S_AXI_AWVALID` -> `s_axi` + `awvalid`, `mem_ready` -> `mem` + `ready`), and a group
+whose roles and directions fit a protocol becomes an interface:
+
+- a **bus** the design serves (the testbench is the master): Wishbone (cyc/stb/we/adr/dat/sel
+  in, ack/stall/dat out), AXI4-Lite (aw/w/b/ar/r channels), APB (psel/penable/pwrite);
+- a **responder** the testbench plays for the design's own requests: a memory interface
+  (valid/req out, ready/ack in, addr out, rdata in, wdata/wstrb out), an AXI4(-Lite) master,
+  a Wishbone master;
+- a **stream** into the design (valid in, ready out, data/last/keep/id/dest/user in) and a
+  **sink** for a stream out of it (valid out, ready in);
+- a **serial** input (rx, rxd, sin, ...) with its loopback partner (the design's tx) and bit
+  periods mined from parameters and compared constants.
+
+Every interface maps roles to the real port names, so the renderers never guess again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from agent.heuristic.stimulus import Layout, Signal
+from agent.program.ops import Scope
+from sim.analysis.write_ports import WritePort
+
+_DECOR_PREFIX = re.compile(r"^(i|o|in|out|io)_", re.IGNORECASE)
+_DECOR_SUFFIX = re.compile(r"_(i|o|in|out|io)$", re.IGNORECASE)
+
+AXI_ROLES = ("awvalid", "awready", "awaddr", "awprot", "awlen", "awsize", "awburst", "awid", "awcache",
+             "awlock", "awqos", "wvalid", "wready", "wdata", "wstrb", "wlast", "bvalid", "bready", "bresp",
+             "bid", "arvalid", "arready", "araddr", "arprot", "arlen", "arsize", "arburst", "arid", "arcache",
+             "arlock", "arqos", "rvalid", "rready", "rdata", "rresp", "rlast", "rid")
+"""Role words of AXI4 / AXI4-Lite channels (the part after the interface prefix)."""
+
+STREAM_ROLES = ("tvalid", "tready", "tdata", "tlast", "tkeep", "tstrb", "tid", "tdest", "tuser")
+"""Role words of AXI-Stream."""
+
+SERIAL_IN = re.compile(r"(^|_)(rx|rxd|sin|serial_in|uart_rx|sdi|rx_in|rx_i|din_serial)$", re.IGNORECASE)
+"""Names of a serial data input."""
+
+SERIAL_OUT = re.compile(r"(^|_)(tx|txd|sout|serial_out|uart_tx|sdo|tx_out|tx_o)$", re.IGNORECASE)
+"""Names of a serial data output (a loopback partner)."""
+
+PERIOD_PARAM = re.compile(r"(clks?_?per_?bit|cpb|baud_?div|divisor|div|prescale|clk_?div|bit_?period|"
+                          r"cycles_?per_?bit|setup)", re.IGNORECASE)
+"""Parameter names whose value is (or contains) a serial bit period."""
+
+DEFAULT_PERIODS = (16, 8, 4, 32, 25)
+"""Bit periods tried when the design names none."""
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """(prefix, role) of a port name, lower case: `i_wb_cyc` -> (`wb`, `cyc`), `mem_ready` -> (`mem`, `ready`)."""
+    low = _DECOR_SUFFIX.sub("", _DECOR_PREFIX.sub("", name.lower()))
+    for role in sorted((*AXI_ROLES, *STREAM_ROLES), key=len, reverse=True):
+        if low.endswith(role) and len(low) > len(role):
+            head = low[: -len(role)].rstrip("_")
+            if head:
+                return head, role
+    if "_" in low:
+        head, _, role = low.rpartition("_")
+        return head, role
+    return "", low
+
+
+@dataclass(frozen=True)
+class Iface:
+    """One recognised interface: a name for programs, a protocol, and its ports by role."""
+
+    name: str
+    """Short name used in programs (`wb`, `s_axi`, `mem`, `s_axis`)."""
+    kind: str
+    """`wishbone`, `axil`, `apb` (buses); `mem`, `axi_master`, `wb_master`, `reqack` (responders);
+    `stream`, `sink`, `serial`."""
+    roles: Mapping[str, str]
+    """Role -> port name (`cyc` -> `i_wb_cyc`)."""
+    data_bits: int = 0
+    """Width of the data path (0 when there is none)."""
+    addr_bits: int = 0
+    """Width of the address (0 when there is none)."""
+    addresses: tuple[int, ...] = ()
+    """Addresses worth using (every word of a small register file, else mined constants)."""
+    periods: tuple[int, ...] = ()
+    """Serial: bit periods to try, most likely first."""
+    partner: str = ""
+    """Serial: the output to loop back into this input ('' when none)."""
+    lanes: int = 1
+    """Streams: valid bits in the valid port (a vector of streams)."""
+    slices: tuple[tuple[int, int, tuple[int, ...]], ...] = ()
+    """Responders: (lsb, width, values) of the fields the design decodes its read data by; a
+    `fill=decode` memory sets them to those values (an instruction set's opcodes)."""
+    templates: tuple[tuple[int, int], ...] = ()
+    """Responders: (mask, value) of the field combinations the decoder recognises (one per
+    instruction); `fill=decode` words take one of them, random elsewhere. Preferred over slices."""
+
+    def port(self, role: str) -> str:
+        """The port playing `role` ('' when absent)."""
+        return self.roles.get(role, "")
+
+    @property
+    def driven(self) -> tuple[str, ...]:
+        """Design inputs this interface's responder drives (muxed in the harness)."""
+        if self.kind == "mem":
+            return tuple(p for r in ("ready", "rdata") if (p := self.port(r)))
+        if self.kind == "reqack":
+            return tuple(p for r in ("ready", "rdata") if (p := self.port(r)))
+        if self.kind == "axi_master":
+            return tuple(p for r in ("awready", "wready", "bvalid", "bresp", "arready", "rvalid", "rdata", "rresp",
+                                     "rlast", "bid", "rid") if (p := self.port(r)))
+        if self.kind == "wb_master":
+            return tuple(p for r in ("ack", "stall", "rdata", "err") if (p := self.port(r)))
+        if self.kind == "sink":
+            return (self.port("ready"),)
+        return ()
+
+
+@dataclass(frozen=True)
+class Interfaces:
+    """Everything recognised on one design."""
+
+    buses: tuple[Iface, ...] = ()
+    """Buses the design serves (the testbench is the master)."""
+    responders: tuple[Iface, ...] = ()
+    """Request interfaces of the design the testbench answers."""
+    streams: tuple[Iface, ...] = ()
+    """Streams into the design."""
+    sinks: tuple[Iface, ...] = ()
+    """Streams out of the design (the testbench drives ready)."""
+    serials: tuple[Iface, ...] = ()
+    """Serial inputs."""
+    ports: tuple[tuple[str, WritePort], ...] = ()
+    """(program name, write port) of the discovered storage writes."""
+
+    def all(self) -> tuple[Iface, ...]:
+        """Every interface."""
+        return (*self.buses, *self.responders, *self.streams, *self.sinks, *self.serials)
+
+    def named(self, name: str) -> Iface:
+        """The interface called `name` (KeyError when none)."""
+        for iface in self.all():
+            if iface.name == name:
+                return iface
+        raise KeyError(name)
+
+    def write_port(self, name: str) -> WritePort:
+        """The write port called `name`."""
+        return dict(self.ports)[name]
+
+    def scope(self, layout: Layout) -> Scope:
+        """The names a program may use on this design."""
+        outputs = {s.name: s.width * (1 if not s.dims else _prod(s.dims)) for s in layout.ports
+                   if s.direction == "output"}
+        return Scope(
+            fields={f.name: f.bits for f in layout.fields},
+            outputs=outputs,
+            names={"bus": tuple(i.name for i in self.buses), "responder": tuple(i.name for i in self.responders),
+                   "stream": tuple(i.name for i in self.streams), "sink": tuple(i.name for i in self.sinks),
+                   "serial": tuple(i.name for i in self.serials),
+                   "loopback": tuple(i.name for i in self.serials if i.partner),
+                   "port": tuple(n for n, _ in self.ports)},
+        )
+
+
+def _prod(dims: Sequence[int]) -> int:
+    out = 1
+    for d in dims:
+        out *= d
+    return out
+
+
+def _word_addresses(addr_bits: int, data_bits: int, mined: Sequence[int]) -> tuple[int, ...]:
+    """Every word address of a small register space, else the mined ones (then a few spread)."""
+    step = max(1, data_bits // 8)
+    mask = (1 << addr_bits) - 1
+    if addr_bits <= 7:
+        # Word addressed (Wishbone) or byte addressed (AXI/APB): all of a small space either way.
+        words = list(range(0, 1 << addr_bits, step if addr_bits > 2 and step > 1 else 1))
+        return tuple(dict.fromkeys([*(m & mask for m in mined), *words]))[:64]
+    return tuple(dict.fromkeys([*(m & mask for m in mined), 0, step, 2 * step, 3 * step]))[:64]
+
+
+def _clean(name: str) -> str:
+    """A program name from a prefix (`S_AXI` -> `s_axi`, '' -> `bus`)."""
+    low = re.sub(r"\W", "_", name.lower()).strip("_")
+    return low or "bus"
+
+
+class _Ports:
+    """Ports grouped by (prefix, role) with directions and widths."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.by_group: dict[str, dict[str, Signal]] = {}
+        """Prefix -> role -> port."""
+        reset_names = {f.name for f in layout.fields if f.reset}
+        clocks = {c.name for c in layout.clocks}
+        for s in layout.ports:
+            if s.name in reset_names or s.name in clocks:
+                continue
+            prefix, role = split_name(s.name)
+            self.by_group.setdefault(prefix, {})[role + ":" + s.direction] = s
+
+    def get(self, prefix: str, role: str, direction: str) -> Signal | None:
+        return self.by_group.get(prefix, {}).get(f"{role}:{direction}")
+
+    def first(self, prefix: str, roles: Sequence[str], direction: str) -> Signal | None:
+        for role in roles:
+            found = self.get(prefix, role, direction)
+            if found is not None:
+                return found
+        return None
+
+
+def _wishbone(ports: _Ports, prefix: str, mined: Mapping[str, Sequence[int]]) -> Iface | None:
+    cyc, stb = ports.get(prefix, "cyc", "input"), ports.get(prefix, "stb", "input")
+    ack = ports.get(prefix, "ack", "output")
+    if stb is None or ack is None:
+        return None
+    roles = {"stb": stb.name, "ack": ack.name}
+    if cyc is not None:
+        roles["cyc"] = cyc.name
+    for role, names, direction in (("we", ("we",), "input"), ("addr", ("adr", "addr", "address"), "input"),
+                                   ("wdata", ("dat", "data", "wdata"), "input"), ("sel", ("sel",), "input"),
+                                   ("stall", ("stall",), "output"), ("rdata", ("dat", "data", "rdata"), "output"),
+                                   ("err", ("err",), "output")):
+        found = ports.first(prefix, names, direction)
+        if found is not None:
+            roles[role] = found.name
+    addr = ports.first(prefix, ("adr", "addr", "address"), "input")
+    data = ports.first(prefix, ("dat", "data", "wdata"), "input")
+    bits, dbits = (addr.width if addr else 0), (data.width if data else 0)
+    # Wishbone addresses words: every address of a small space.
+    addresses = _word_addresses(bits, 8, mined.get(roles.get("addr", ""), ()))
+    return Iface(_clean(prefix), "wishbone", roles, dbits, bits, addresses)
+
+
+def _axi(ports: _Ports, prefix: str, mined: Mapping[str, Sequence[int]]) -> Iface | None:
+    """An AXI4(-Lite) slave (the design answers) or master (the design asks)."""
+    slave = all(ports.get(prefix, r, "input") for r in ("awvalid", "wvalid", "arvalid")) and \
+        all(ports.get(prefix, r, "output") for r in ("awready", "wready", "bvalid", "arready", "rvalid"))
+    master = all(ports.get(prefix, r, "output") for r in ("awvalid", "wvalid", "arvalid")) and \
+        all(ports.get(prefix, r, "input") for r in ("awready", "wready", "bvalid", "arready", "rvalid"))
+    if not (slave or master):
+        return None
+    roles = {}
+    for role in AXI_ROLES:
+        found = ports.get(prefix, role, "input") or ports.get(prefix, role, "output")
+        if found is not None:
+            roles[role] = found.name
+    addr = ports.first(prefix, ("awaddr",), "input" if slave else "output")
+    data = ports.first(prefix, ("wdata",), "input" if slave else "output")
+    bits, dbits = (addr.width if addr else 0), (data.width if data else 32)
+    addresses = _word_addresses(bits, dbits, mined.get(roles.get("awaddr", ""), ()))
+    return Iface(_clean(prefix), "axil" if slave else "axi_master", roles, dbits, bits, addresses)
+
+
+def _apb(ports: _Ports, prefix: str, mined: Mapping[str, Sequence[int]]) -> Iface | None:
+    roles = {}
+    for role, names, direction in (("sel", ("psel", "sel"), "input"), ("enable", ("penable", "enable"), "input"),
+                                   ("write", ("pwrite", "write"), "input"), ("addr", ("paddr", "addr"), "input"),
+                                   ("wdata", ("pwdata", "wdata"), "input"), ("strb", ("pstrb",), "input"),
+                                   ("rdata", ("prdata", "rdata"), "output"), ("ready", ("pready",), "output"),
+                                   ("slverr", ("pslverr",), "output")):
+        found = ports.first(prefix, names, direction)
+        if found is not None:
+            roles[role] = found.name
+    if not {"sel", "enable", "write"} <= set(roles) or not (roles["enable"].lower().endswith("penable")
+                                                             or roles["sel"].lower().endswith("psel")):
+        return None
+    addr = ports.first(prefix, ("paddr", "addr"), "input")
+    data = ports.first(prefix, ("pwdata", "wdata"), "input")
+    bits, dbits = (addr.width if addr else 0), (data.width if data else 0)
+    return Iface(_clean(prefix), "apb", roles, dbits, bits, _word_addresses(bits, dbits, mined.get(roles.get("addr", ""), ())))
+
+
+def _mem_responder(ports: _Ports, prefix: str) -> Iface | None:
+    """valid/req out + ready/ack in (+ addr out, rdata in, wdata/wstrb out): answer from a memory."""
+    valid = ports.first(prefix, ("valid", "req", "request", "vld", "en"), "output")
+    ready = ports.first(prefix, ("ready", "ack", "gnt", "rdy", "done"), "input")
+    if valid is None or ready is None or valid.width != 1 or ready.width != 1:
+        return None
+    roles = {"valid": valid.name, "ready": ready.name}
+    for role, names, direction in (("addr", ("addr", "address", "adr"), "output"),
+                                   ("rdata", ("rdata", "data", "rdat", "dat", "din", "rd"), "input"),
+                                   ("wdata", ("wdata", "wdat", "dout", "wd"), "output"),
+                                   ("wstrb", ("wstrb", "be", "sel", "wmask", "strb"), "output"),
+                                   ("we", ("we", "write", "wr", "wen"), "output"),
+                                   ("instr", ("instr", "ifetch", "fetch"), "output")):
+        found = ports.first(prefix, names, direction)
+        if found is not None:
+            roles[role] = found.name
+    rdata = ports.first(prefix, ("rdata", "data", "rdat", "dat", "din", "rd"), "input")
+    addr = ports.first(prefix, ("addr", "address", "adr"), "output")
+    kind = "mem" if rdata is not None and addr is not None else "reqack"
+    return Iface(_clean(prefix) or "mem", kind, roles, rdata.width if rdata else 0, addr.width if addr else 0)
+
+
+def _wb_master(ports: _Ports, prefix: str) -> Iface | None:
+    stb, ack = ports.get(prefix, "stb", "output"), ports.get(prefix, "ack", "input")
+    if stb is None or ack is None:
+        return None
+    roles = {"stb": stb.name, "ack": ack.name}
+    for role, names, direction in (("cyc", ("cyc",), "output"), ("we", ("we",), "output"),
+                                   ("addr", ("adr", "addr"), "output"), ("wdata", ("dat", "data"), "output"),
+                                   ("sel", ("sel",), "output"), ("stall", ("stall",), "input"),
+                                   ("rdata", ("dat", "data"), "input"), ("err", ("err",), "input")):
+        found = ports.first(prefix, names, direction)
+        if found is not None:
+            roles[role] = found.name
+    data = ports.first(prefix, ("dat", "data"), "input")
+    addr = ports.first(prefix, ("adr", "addr"), "output")
+    return Iface(_clean(prefix), "wb_master", roles, data.width if data else 0, addr.width if addr else 0)
+
+
+def _stream(ports: _Ports, prefix: str, into: bool) -> Iface | None:
+    """A valid/ready stream into the design (`into`) or out of it."""
+    d_in, d_out = ("input", "output") if into else ("output", "input")
+    valid = ports.first(prefix, ("tvalid", "valid", "vld"), d_in)
+    ready = ports.first(prefix, ("tready", "ready", "rdy"), d_out)
+    if valid is None or ready is None:
+        return None
+    roles = {"valid": valid.name, "ready": ready.name}
+    for role, names in (("data", ("tdata", "data", "din", "dat", "payload")), ("last", ("tlast", "last", "eop")),
+                        ("keep", ("tkeep",)), ("strb", ("tstrb",)), ("id", ("tid",)), ("dest", ("tdest",)),
+                        ("user", ("tuser",))):
+        found = ports.first(prefix, names, d_in)
+        if found is not None:
+            roles[role] = found.name
+    data = ports.first(prefix, ("tdata", "data", "din", "dat", "payload"), d_in)
+    name = _clean(prefix) or ("in" if into else "out")
+    return Iface(name, "stream" if into else "sink", roles, data.width if data else 0, lanes=valid.width)
+
+
+def _periods(params: Mapping[str, int], constants: Sequence[int]) -> tuple[int, ...]:
+    """Bit periods to try: parameters named like one (and their low 24 bits), then counter limits."""
+    out: list[int] = []
+    for name, value in params.items():
+        if PERIOD_PARAM.search(name) and value > 0:
+            for v in (value, value & 0xFFFFFF):
+                if 2 <= v <= 1 << 16:
+                    out.append(v)
+    out += [v + d for v in constants if 4 <= v <= 4096 for d in (1, 0)][:6]
+    return tuple(dict.fromkeys([*out, *DEFAULT_PERIODS]))[:10]
+
+
+def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
+              constants: Mapping[str, Sequence[int]] | None = None,
+              write_ports: Sequence[WritePort] = (),
+              slices: Mapping[str, tuple[tuple[int, int, tuple[int, ...]], ...]] | None = None,
+              templates: Mapping[str, tuple[tuple[tuple[int, int, int], ...], ...]] | None = None) -> Interfaces:
+    """Every interface of a design, from its layout, parameter values and mined constants."""
+    ports = _Ports(layout)
+    mined = constants or {}
+    buses: list[Iface] = []
+    responders: list[Iface] = []
+    streams: list[Iface] = []
+    sinks: list[Iface] = []
+    taken: set[str] = set()
+
+    def claim(iface: Iface | None, into: list[Iface]) -> None:
+        if iface is None or any(p in taken for p in iface.roles.values()):
+            return
+        names = {i.name for i in (*buses, *responders, *streams, *sinks)}
+        if iface.name in names:
+            iface = Iface(f"{iface.name}{len(names)}", iface.kind, iface.roles, iface.data_bits, iface.addr_bits,
+                          iface.addresses, iface.periods, iface.partner, iface.lanes)
+        taken.update(iface.roles.values())
+        into.append(iface)
+
+    for prefix in sorted(ports.by_group):
+        claim(_axi(ports, prefix, mined), buses)
+    for iface in list(buses):
+        if iface.kind == "axi_master":
+            buses.remove(iface)
+            responders.append(iface)
+    for prefix in sorted(ports.by_group):
+        claim(_wishbone(ports, prefix, mined), buses)
+        claim(_wb_master(ports, prefix), responders)
+        claim(_apb(ports, prefix, mined), buses)
+    # A memory interface (valid/ready plus an address out and read data in) before streams:
+    # picorv32's mem_valid/mem_ready would otherwise read as a stream out of the design.
+    for prefix in sorted(ports.by_group):
+        found = _mem_responder(ports, prefix)
+        if found is not None and found.kind == "mem":
+            claim(found, responders)
+    for prefix in sorted(ports.by_group):
+        claim(_stream(ports, prefix, True), streams)
+        claim(_stream(ports, prefix, False), sinks)
+    for prefix in sorted(ports.by_group):
+        claim(_mem_responder(ports, prefix), responders)
+    values = [*(mined.get("*", ()) if "*" in mined else ())]
+    period_list = _periods(params or {}, values)
+    outputs = [s for s in layout.ports if s.direction == "output" and s.width == 1 and SERIAL_OUT.search(s.name)]
+    serials: list[Iface] = []
+    for f in layout.fields:
+        if f.width != 1 or f.reset or f.name in taken or not SERIAL_IN.search(f.name):
+            continue
+        partner = min(outputs, key=lambda s: _distance(s.name, f.name)).name if outputs else ""
+        serials.append(Iface(_clean(_DECOR_SUFFIX.sub("", _DECOR_PREFIX.sub("", f.name))), "serial", {"pin": f.name}, periods=period_list, partner=partner))
+    names = {f.name for f in layout.fields}
+    bus_ports = {p for b in buses for p in b.roles.values()}
+    # Registers behind a recognised bus's decoder are written with bus transactions instead.
+    usable = [p for p in write_ports if p.address in names | {""} and all(n in names for n, _ in p.enable)
+              and any(d[0] in names for d in p.data)
+              and not ({p.address, *(n for n, _ in p.enable), *(d[0] for d in p.data)} & bus_ports)]
+    port_names: list[tuple[str, WritePort]] = []
+    for p in usable:
+        base = _clean(p.storage.replace(".", "_"))
+        name = base if base not in dict(port_names) else f"{base}_{len(port_names)}"
+        port_names.append((name, p))
+    decoded = slices or {}
+    known = templates or {}
+    responders = [replace(r, slices=decoded.get(r.port("rdata"), ()),
+                          templates=tuple(as_mask(t) for t in known.get(r.port("rdata"), ())))
+                  for r in responders]
+    return Interfaces(tuple(buses), tuple(responders), tuple(streams), tuple(sinks), tuple(serials),
+                      tuple(port_names))
+
+
+def as_mask(template: Sequence[tuple[int, int, int]]) -> tuple[int, int]:
+    """(mask, value) of a template's (lsb, width, value) fields."""
+    mask = value = 0
+    for lsb, width, v in template:
+        field_mask = ((1 << width) - 1) << lsb
+        mask |= field_mask
+        value = (value & ~field_mask) | ((v << lsb) & field_mask)
+    return mask, value
+
+
+def _distance(a: str, b: str) -> int:
+    """How different two names are once tx/rx are ignored (pairs `o_uart_tx` with `i_uart_rx`)."""
+    def norm(s: str) -> str:
+        return re.sub(r"(tx|rx|txd|rxd|sout|sin|sdo|sdi)", "", _DECOR_SUFFIX.sub("", _DECOR_PREFIX.sub("", s.lower())))
+    x, y = norm(a), norm(b)
+    return 0 if x == y else 1 + abs(len(x) - len(y))
+
+
+def field_bits(iface: Iface, role: str, layout: Layout) -> int:
+    """Width of the port playing `role` (0 when absent)."""
+    name = iface.port(role)
+    for s in layout.ports:
+        if s.name == name:
+            return s.width
+    return 0

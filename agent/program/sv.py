@@ -1,0 +1,475 @@
+"""The harness that interprets programs, the final testbench that calls them, and reading one back.
+
+`render_harness(t)` is built once per design: every task of the library and an interpreter
+that reads `prog.txt` (`encode.py`) at run time, so a trial is a data file, never a rebuild.
+`render_testbench(t, program)` is what a person keeps: only the tasks the program uses, then
+the program as one call per line (`wb_write(2'h1, 32'h10, 4'hf);`). Both are assembled from
+the same pieces, so a program covers exactly the same points in either. `parse_testbench`
+reads the calls of a rendered testbench back into the program (refinement rounds continue
+from it); anything else gives None.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agent.program import sv_common as c
+from agent.program import sv_ifaces as ifc
+from agent.program.encode import DATA_FILE, FILL_CODES, OPCODES, PARITY_CODES, only_mask
+from agent.program.interfaces import Iface
+from agent.program.ops import BY_NAME, Op, Program, Value
+from agent.program.target import MAX_AVOID_PAIRS, Target
+
+HARNESS_TOP = "bw_harness"
+"""Module name of the program-interpreting harness."""
+
+BEGIN_MARK = "// --- program ---"
+"""Line before the program's calls in a rendered testbench."""
+
+END_MARK = "// --- end of program ---"
+"""Line after them."""
+
+TASK_NAMES = {"corners": "bw_corners", "walk": "bw_walk"}
+"""Operations that are one call without arguments."""
+
+
+# ---------------------------------------------------------------------------- what a program uses
+
+
+def _used(t: Target, program: Program) -> dict[str, set[str]]:
+    """Scope kind -> names a program uses, plus `op` -> operation names."""
+    used: dict[str, set[str]] = {"op": set()}
+    for op in program.walk():
+        used["op"].add(op.name)
+        for arg in BY_NAME[op.name].args:
+            if arg.kind.startswith("name:") and arg.kind[5:] not in ("field", "output"):
+                value = op.get(arg.name)
+                used.setdefault(arg.kind[5:], set()).add(str(value))
+        if op.name == "loopback":
+            used.setdefault("loopback", set()).add(op.word("pin"))
+    return used
+
+
+def _needs_palettes(program: Program) -> bool:
+    for op in program.walk():
+        if op.name == "corners" or (op.name == "random" and op.num("pal") > 0) or op.name == "send" \
+                or (op.name == "fill" and op.word("pattern") == "palette"):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------- module assembly
+
+
+def _library(t: Target, used: dict[str, set[str]] | None, palettes: bool) -> list[str]:
+    """Task library lines: everything (harness, `used` None) or what `used` names."""
+    every = used is None
+    ops = set() if used is None else used["op"]
+
+    def want(*names: str) -> bool:
+        return every or bool(ops & set(names))
+
+    lines = c.step_task(t)
+    if every or palettes:
+        lines += c.palette_lines(t)
+    lines += c.rng_lines(t)
+    if want("reset"):
+        lines += c.reset_task(t)
+    if want("avoid", "toggle", "random") or every:
+        lines += c.access_lines(t) if (every or ops & {"avoid", "toggle"}) else []
+    if want("avoid") or every:
+        lines += c.avoid_lines()
+    with_avoid = every or "avoid" in ops
+    if want("random"):
+        lines += _random(t, with_avoid, trace=every)
+    if want("corners"):
+        lines += _without_avoid(c.corners_task(t), with_avoid)
+    if want("walk"):
+        lines += c.walk_task(t)
+    if want("toggle"):
+        lines += c.toggle_task()
+    if every:
+        lines += c.wait_task()
+    groups: list[tuple[str, tuple[Iface, ...]]] = [
+        ("bus", t.interfaces.buses), ("stream", t.interfaces.streams), ("sink", t.interfaces.sinks),
+        ("responder", t.interfaces.responders), ("serial", t.interfaces.serials)]
+    for kind, ifaces in groups:
+        for iface in ifaces:
+            if not every and iface.name not in (used or {}).get(kind, set()):
+                continue
+            lines += {"bus": ifc.bus_tasks, "stream": ifc.stream_task, "sink": ifc.sink_lines,
+                      "responder": ifc.responder_lines, "serial": ifc.serial_task}[kind](t, iface)
+    ports = [name for name, _ in t.interfaces.ports if every or name in (used or {}).get("port", set())]
+    if ports:
+        lines += ifc.pattern_function()
+    for name in ports:
+        lines += ifc.port_tasks(t, name)
+    return lines
+
+
+def _random(t: Target, with_avoid: bool, trace: bool) -> list[str]:
+    return _without_avoid(c.random_task(t, trace), with_avoid)
+
+
+def _without_avoid(lines: list[str], with_avoid: bool) -> list[str]:
+    """Task lines without the `bw_apply_avoid()` calls when the program learned no rule."""
+    return lines if with_avoid else [line.replace(" bw_apply_avoid();", "") for line in lines
+                                     if line.strip() != "bw_apply_avoid();"]
+
+
+def _restricted(t: Target, used: dict[str, set[str]] | None) -> Target:
+    """`t` with only the responders, sinks and loopbacks a program uses (fewer muxes and flags)."""
+    if used is None:
+        return t
+    from dataclasses import replace
+
+    ifs = t.interfaces
+    keep = replace(ifs, responders=tuple(i for i in ifs.responders if i.name in used.get("responder", set())),
+                   sinks=tuple(i for i in ifs.sinks if i.name in used.get("sink", set())),
+                   serials=tuple(i if i.name in used.get("loopback", set()) else replace(i, partner="")
+                                 for i in ifs.serials))
+    return replace(t, interfaces=keep)
+
+
+def _module(t: Target, name: str, header: Sequence[str], used: dict[str, set[str]] | None, palettes: bool,
+            body: Sequence[str]) -> str:
+    shell = _restricted(t, used)
+    lines = [*header, "`timescale 1ns/1ps", f"module {name};"]
+    lines += [f"  {line}" for line in c.declarations(shell)]
+    lines += [f"  {line}" for line in c.instance(shell)]
+    lines.append("")
+    lines += [f"  {line}" for line in _library(shell, used, palettes)]
+    lines.append("")
+    lines += [f"  {line}" for line in body]
+    lines += ["endmodule", ""]
+    return "\n".join(lines)
+
+
+def _init(t: Target) -> list[str]:
+    """Statements at time 0: inputs idle, resets released (the program's `reset` asserts them)."""
+    resets = [f"{f.name} = 1'b{f.idle};" for f in t.fields if f.reset]
+    return c.idle_lines(t) + resets
+
+
+def render_harness(t: Target) -> str:
+    """The data-driven harness: every task, and an interpreter of `prog.txt`."""
+    init = " ".join(_init(t))
+    body = [
+        "integer bw_fd, bw_r, bw_op, bw_k, bw_i, bw_a0, bw_a1, bw_a2, bw_a3, bw_a4;",
+        f"logic [{c.W}-1:0] bw_x0, bw_x1, bw_x2;",
+        f"int bw_af [{MAX_AVOID_PAIRS}]; logic [{c.W}-1:0] bw_av [{MAX_AVOID_PAIRS}];",
+        "initial begin",
+        f"  {init}",
+        f'  bw_fd = $fopen("{DATA_FILE}", "r");',
+        f'  if (bw_fd == 0) $fatal(1, "cannot open {DATA_FILE}");',
+        "  bw_k = 0;",
+        '  while ($fscanf(bw_fd, "%d", bw_op) == 1) begin',
+        '    $display("bw_op %0d %0t", bw_k, $time);',
+        "    case (bw_op)",
+        *[f"      {line}" for line in _dispatch(t)],
+        "      default: ;",
+        "    endcase",
+        "    bw_k++;",
+        "  end",
+        "  $fclose(bw_fd);",
+        "  $finish;",
+        "end",
+    ]
+    header = ["// Benchwright program harness (generated): interprets prog.txt, one operation per line."]
+    return _module(t, HARNESS_TOP, header, None, True, body)
+
+
+def _read(fmt: str, *targets: str) -> str:
+    return f'bw_r = $fscanf(bw_fd, "{fmt}", {", ".join(targets)});'
+
+
+def _case(t: Target, index: str, ifaces: Sequence[Iface], call: str) -> str:
+    arms = " ".join(f"{k}: {call.format(n=i.name)};" for k, i in enumerate(ifaces))
+    return f"case ({index}) {arms} default: ; endcase" if arms else ""
+
+
+def _dispatch(t: Target) -> list[str]:
+    """The interpreter's case arms, one per opcode."""
+    ifs = t.interfaces
+    nf = max(1, len(t.fields))
+    o = OPCODES
+    arms = [
+        f"{o['reset']}: begin {_read('%d', 'bw_a0')} bw_reset(bw_a0); end",
+        f"{o['hold']}: begin {_read('%d', 'bw_a0')} bw_step(bw_a0); end",
+        f"{o['set']}: begin {_read('%d', 'bw_a0')} repeat (bw_a0) begin {_read('%d %h', 'bw_i', 'bw_x0')} "
+        "bw_put(bw_i, bw_x0); end end",
+        f"{o['random']}: begin {_read('%d %h %d %d %d %d %h', 'bw_a0', 'bw_x0', 'bw_a1', 'bw_a2', 'bw_a3', 'bw_a4', 'bw_x1')} "
+        f"bw_random(bw_a0, bw_x0[31:0], bw_a1, bw_a2, bw_a3, bw_a4, bw_x1[{nf - 1}:0]); end",
+        f"{o['corners']}: bw_corners();",
+        f"{o['walk']}: bw_walk();",
+        f"{o['toggle']}: begin {_read('%d %d', 'bw_a0', 'bw_a1')} bw_toggle(bw_a0, bw_a1); end",
+        f"{o['avoid']}: begin {_read('%d', 'bw_a0')} for (int j = 0; j < {MAX_AVOID_PAIRS}; j++) begin bw_af[j] = 0; "
+        f"bw_av[j] = '0; end for (int j = 0; j < bw_a0; j++) {_read('%d %h', 'bw_af[j]', 'bw_av[j]')} "
+        "bw_avoid(bw_a0, " + ", ".join(f"bw_af[{j}], bw_av[{j}]" for j in range(MAX_AVOID_PAIRS)) + "); end",
+        f"{o['wait']}: begin {_read('%d %h %d', 'bw_a0', 'bw_x0', 'bw_a1')} bw_wait(bw_a0, bw_x0, bw_a1); end",
+    ]
+    if ifs.ports:
+        writes = " ".join(f"{k}: {n}_write(bw_x0, bw_x1);" for k, (n, _) in enumerate(ifs.ports))
+        fills = " ".join(f"{k}: {n}_fill(bw_a1, bw_x0[31:0]);" for k, (n, _) in enumerate(ifs.ports))
+        arms += [f"{o['write']}: begin {_read('%d %h %h', 'bw_a0', 'bw_x0', 'bw_x1')} case (bw_a0) {writes} "
+                 "default: ; endcase end",
+                 f"{o['fill']}: begin {_read('%d %d %h', 'bw_a0', 'bw_a1', 'bw_x0')} case (bw_a0) {fills} "
+                 "default: ; endcase end"]
+    if ifs.buses:
+        arms += [f"{o['bus_write']}: begin {_read('%d %h %h %h', 'bw_a0', 'bw_x0', 'bw_x1', 'bw_x2')} "
+                 f"{_case(t, 'bw_a0', ifs.buses, '{n}_write(bw_x0, bw_x1, bw_x2)')} end",
+                 f"{o['bus_read']}: begin {_read('%d %h', 'bw_a0', 'bw_x0')} "
+                 f"{_case(t, 'bw_a0', ifs.buses, '{n}_read(bw_x0)')} end"]
+    if ifs.streams:
+        arms.append(f"{o['send']}: begin {_read('%d %d %h %d %d', 'bw_a0', 'bw_a1', 'bw_x0', 'bw_a2', 'bw_a3')} "
+                    f"{_case(t, 'bw_a0', ifs.streams, '{n}_send(bw_a1, bw_x0[31:0], bw_a2, bw_a3)')} end")
+    if ifs.sinks:
+        arms.append(f"{o['sink']}: begin {_read('%d %d %h', 'bw_a0', 'bw_a1', 'bw_x0')} "
+                    f"{_case(t, 'bw_a0', ifs.sinks, '{n}_sink(bw_a1, bw_x0[31:0])')} end")
+    if ifs.responders:
+        arms.append(f"{o['respond']}: begin {_read('%d %d %h %d', 'bw_a0', 'bw_a1', 'bw_x0', 'bw_a2')} "
+                    f"{_case(t, 'bw_a0', ifs.responders, '{n}_respond(bw_a1, bw_x0[31:0], bw_a2)')} end")
+    if ifs.serials:
+        arms.append(f"{o['serial']}: begin {_read('%d %d %h %d %d', 'bw_a0', 'bw_a1', 'bw_x0', 'bw_a2', 'bw_a3')} "
+                    f"{_case(t, 'bw_a0', ifs.serials, '{n}_send(bw_a1, bw_x0[8:0], bw_a2, bw_a3)')} end")
+        loops = [(k, i) for k, i in enumerate(ifs.serials) if i.partner]
+        if loops:
+            sets = " ".join(f"{k}: bw_{i.name}_lb = bw_a1[0];" for k, i in loops)
+            arms.append(f"{o['loopback']}: begin {_read('%d %d', 'bw_a0', 'bw_a1')} case (bw_a0) {sets} "
+                        "default: ; endcase end")
+    return arms
+
+
+# ---------------------------------------------------------------------------- the final testbench
+
+
+def _lit(bits: int, value: int) -> str:
+    return c.hexlit(max(1, bits), value)
+
+
+def _seed(value: int) -> str:
+    return f"32'h{value:x}"
+
+
+def op_sv(t: Target, op: Op) -> str:
+    """One operation as one line of SV calls (a `repeat` header is `repeat (n) begin`)."""
+    n = op.name
+    ifs = t.interfaces
+    if n == "reset":
+        return f"bw_reset({op.num('cycles')});"
+    if n == "hold":
+        return f"bw_step({op.num('cycles')});"
+    if n == "set":
+        return " ".join(f"{t.handle(t.fields[t.index(k)])} = {_lit(t.fields[t.index(k)].bits, int(v))};"
+                        for k, v in op.args if isinstance(v, int))
+    if n == "random":
+        nf = max(1, len(t.fields))
+        return (f"bw_random({op.num('cycles')}, {_seed(op.num('seed'))}, {op.num('pal')}, {op.num('keep')}, "
+                f"{op.num('maxhold')}, {op.num('resets')}, {nf}'b{only_mask(t, op):0{nf}b});")
+    if n in TASK_NAMES:
+        return f"{TASK_NAMES[n]}();"
+    if n == "toggle":
+        return f"bw_toggle({t.index(op.word('field'))}, {op.num('bit')});  // {op.word('field')}[{op.num('bit')}]"
+    if n == "avoid":
+        pairs = [(t.index(k), int(v)) for k, v in op.args if isinstance(v, int)][:MAX_AVOID_PAIRS]
+        padded = pairs + [(0, 0)] * (MAX_AVOID_PAIRS - len(pairs))
+        text = " ".join(f"{k}={v:#x}" for k, v in op.args)
+        return f"bw_avoid({len(pairs)}, " + ", ".join(f"{i}, 'h{v:x}" for i, v in padded) + f");  // {text}"
+    if n == "wait":
+        bits = dict(t.outputs())[op.word("output")]
+        return (f"for (int t = 0; t < {op.num('timeout')} && {op.word('output')} != {_lit(bits, op.num('value'))}; "
+                "t++) bw_step(1);")
+    if n == "write":
+        wp = ifs.write_port(op.word("port"))
+        aw = max(1, _bits(t, wp.address)) if wp.address else 1
+        dw = max(1, min(wp.width, max((b for _, _, b in wp.data), default=1)))
+        return f"{op.word('port')}_write({_lit(aw, op.num('addr'))}, {_lit(dw, op.num('data'))});"
+    if n == "fill":
+        return f"{op.word('port')}_fill({ifc.PATTERN_CODES[op.word('pattern')]}, {_seed(op.num('seed'))});  " \
+               f"// {op.word('pattern')}"
+    if n in ("bus_write", "bus_read"):
+        bus = ifs.named(op.word("bus"))
+        a = _lit(max(1, bus.addr_bits), op.num("addr"))
+        if n == "bus_read":
+            return f"{bus.name}_read({a});"
+        d = _lit(max(1, bus.data_bits), op.num("data"))
+        return f"{bus.name}_write({a}, {d}, {_lit(max(1, bus.data_bits // 8), op.num('strb'))});"
+    if n == "send":
+        return f"{op.word('stream')}_send({op.num('beats')}, {_seed(op.num('seed'))}, {op.num('gap')}, {op.num('lane')});"
+    if n == "sink":
+        return f"{op.word('stream')}_sink({op.num('ready')}, {_seed(op.num('seed'))});"
+    if n == "respond":
+        return (f"{op.word('iface')}_respond({FILL_CODES[op.word('fill')]}, {_seed(op.num('seed'))}, "
+                f"{op.num('latency')});  // fill={op.word('fill')}")
+    if n == "serial":
+        data = op.get("data")
+        assert isinstance(data, tuple)
+        return " ".join(f"{op.word('pin')}_send({op.num('period')}, {_lit(9, int(b))}, "
+                        f"{PARITY_CODES[op.word('parity')]}, {op.num('stop')});" for b in data)
+    if n == "loopback":
+        return f"bw_{op.word('pin')}_lb = 1'b{op.num('on')};  // loopback"
+    if n == "repeat":
+        return f"repeat ({op.num('times')}) begin"
+    raise ValueError(f"no SV form for {n!r}")
+
+
+def _bits(t: Target, port: str) -> int:
+    return next((s.width for s in t.layout.ports if s.name == port), 1)
+
+
+def program_sv(t: Target, ops: Sequence[Op], depth: int = 1) -> list[str]:
+    """The program's calls, one operation per line (blocks indented)."""
+    lines: list[str] = []
+    pad = "  " * depth
+    for op in ops:
+        lines.append(pad + op_sv(t, op))
+        if op.name == "repeat":
+            lines += program_sv(t, op.body, depth + 1)
+            lines.append(pad + "end")
+    return lines
+
+
+def render_testbench(t: Target, program: Program, *, title: str = "", notes: Sequence[str] = (),
+                     phases: Sequence[tuple[int, str]] = ()) -> str:
+    """The testbench a person keeps: the tasks the program uses, then its calls.
+
+    `phases` are (operation index, comment) pairs: a comment line before that operation
+    (what each part of the program reaches).
+    """
+    used = _used(t, program)
+    comments = dict(phases)
+    body_lines: list[str] = []
+    for k, op in enumerate(program.ops):
+        if k in comments:
+            body_lines.append(f"  // {comments[k]}")
+        body_lines += program_sv(t, (op,))
+    init = " ".join(_init(_restricted(t, used)))
+    body = ["initial begin", f"  {init}", f"  {BEGIN_MARK}", *body_lines, f"  {END_MARK}", "  $finish;", "end"]
+    header = [f"// Testbench for {t.layout.top}: {title or 'a stimulus program found by the Benchwright engine'}",
+              *[f"// {n}" for n in notes]]
+    return _module(t, f"tb_{t.layout.top}", header, used, _needs_palettes(program), body)
+
+
+# ---------------------------------------------------------------------------- reading a testbench back
+
+
+_CALL = re.compile(r"(\w+)\(([^()]*)\);")
+_NUM = re.compile(r"^(?:\d+)?'[sS]?([hHbBdD])([0-9a-fA-F_]+)$")
+
+
+def _num(text: str) -> int:
+    t = text.strip()
+    m = _NUM.match(t)
+    if m:
+        return int(m.group(2).replace("_", ""), {"h": 16, "b": 2, "d": 10}[m.group(1).lower()])
+    return int(t, 0)
+
+
+def _args(text: str) -> list[int]:
+    return [_num(a) for a in text.split(",") if a.strip()]
+
+
+def _line_op(t: Target, line: str) -> Op | None:
+    """The operation one rendered line stands for (None when it is not one)."""
+    code = line.split("//", 1)[0].strip()
+    comment = line.split("//", 1)[1].strip() if "//" in line else ""
+    ifs = t.interfaces
+    if not code:
+        return None
+    if m := re.fullmatch(r"repeat \((\d+)\) begin", code):
+        return Op("repeat", (("times", int(m.group(1))),))
+    if m := re.fullmatch(r"bw_(\w+)_lb = 1'b([01]);", code):
+        return Op("loopback", (("pin", m.group(1)), ("on", int(m.group(2)))))
+    if m := re.fullmatch(r"for \(int t = 0; t < (\d+) && (\w+) != ([^;]+); t\+\+\) bw_step\(1\);", code):
+        return Op("wait", (("output", m.group(2)), ("value", _num(m.group(3))), ("timeout", int(m.group(1)))))
+    calls = _CALL.findall(code)
+    if not calls:
+        pairs = re.findall(r"(\w+) = ([^;]+);", code)
+        if not pairs:
+            return None
+        fields = {t.handle(f): f.name for f in t.fields}
+        return Op("set", tuple((fields[k], _num(v)) for k, v in pairs if k in fields)) if all(
+            k in fields for k, _ in pairs) else None
+    name, text = calls[0]
+    a = _args(text)
+    simple = {"bw_reset": ("reset", ("cycles",)), "bw_step": ("hold", ("cycles",))}
+    if name in simple:
+        op, keys = simple[name]
+        return Op(op, tuple(zip(keys, a, strict=True)))
+    if name == "bw_random":
+        names = ("cycles", "seed", "pal", "keep", "maxhold", "resets")
+        mask = a[6]
+        everyone = all(mask >> i & 1 for i, f in enumerate(t.fields) if not f.reset)
+        only: Value = () if everyone else tuple(f.name for i, f in enumerate(t.fields) if mask >> i & 1)
+        return Op("random", (*zip(names, a[:6], strict=True), ("only", only)))
+    if name in ("bw_corners", "bw_walk"):
+        return Op(name[3:])
+    if name == "bw_toggle":
+        return Op("toggle", (("field", t.fields[a[0]].name), ("bit", a[1])))
+    if name == "bw_avoid":
+        pairs = [(t.fields[a[1 + 2 * j]].name, a[2 + 2 * j]) for j in range(a[0])]
+        return Op("avoid", tuple(pairs))
+    base, _, kind = name.rpartition("_")
+    if kind == "write" and base in dict(ifs.ports):
+        return Op("write", (("port", base), ("addr", a[0]), ("data", a[1])))
+    if kind == "fill" and base in dict(ifs.ports):
+        pattern = {v: k for k, v in ifc.PATTERN_CODES.items()}[a[0]]
+        return Op("fill", (("port", base), ("pattern", pattern), ("seed", a[1])))
+    if kind in ("write", "read") and base in {b.name for b in ifs.buses}:
+        if kind == "read":
+            return Op("bus_read", (("bus", base), ("addr", a[0])))
+        bus = ifs.named(base)
+        every = (1 << max(1, bus.data_bits // 8)) - 1
+        strb = 0xFF if a[2] == every else a[2]  # all lanes: the default
+        return Op("bus_write", (("bus", base), ("addr", a[0]), ("data", a[1]), ("strb", strb)))
+    if kind == "send" and base in {s.name for s in ifs.streams}:
+        return Op("send", (("stream", base), ("beats", a[0]), ("seed", a[1]), ("gap", a[2]), ("lane", a[3])))
+    if kind == "sink" and base in {s.name for s in ifs.sinks}:
+        return Op("sink", (("stream", base), ("ready", a[0]), ("seed", a[1])))
+    if kind == "respond" and base in {r.name for r in ifs.responders}:
+        fill = {v: k for k, v in FILL_CODES.items()}[a[0]]
+        return Op("respond", (("iface", base), ("fill", fill), ("seed", a[1]), ("latency", a[2])))
+    if kind == "send" and base in {s.name for s in ifs.serials}:
+        frames = [_args(args) for _, args in calls]
+        parity = {v: k for k, v in PARITY_CODES.items()}[a[2]]
+        return Op("serial", (("pin", base), ("period", a[0]), ("data", tuple(f[1] for f in frames)),
+                             ("parity", parity), ("stop", a[3])))
+    del comment
+    return None
+
+
+def parse_testbench(text: str, t: Target) -> Program | None:
+    """The program of a testbench `render_testbench` wrote for this target (None for any other text)."""
+    if f"module tb_{t.layout.top};" not in text or BEGIN_MARK not in text or END_MARK not in text:
+        return None
+    body = text.split(BEGIN_MARK, 1)[1].split(END_MARK, 1)[0]
+    stack: list[list[Op]] = [[]]
+    headers: list[Op] = []
+    try:
+        for raw in body.splitlines():
+            line = raw.strip()
+            if not line or line.startswith("//"):
+                continue
+            if line == "end":
+                if not headers:
+                    return None
+                head = headers.pop()
+                inner = stack.pop()
+                stack[-1].append(Op(head.name, head.args, tuple(inner)))
+                continue
+            op = _line_op(t, line)
+            if op is None:
+                return None
+            if op.name == "repeat":
+                headers.append(op)
+                stack.append([])
+            else:
+                stack[-1].append(op)
+    except (ValueError, IndexError, KeyError):
+        return None
+    if headers:
+        return None
+    from agent.program.text import canonical_program
+
+    return canonical_program(Program(tuple(stack[0])))

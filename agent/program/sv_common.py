@@ -1,0 +1,315 @@
+"""SystemVerilog pieces every program testbench shares: declarations, the DUT instance, the task library.
+
+The harness (which interprets a program from a data file) and the final testbench (which
+calls the same tasks in order) are assembled from these pieces by `sv.py`, so the two
+apply exactly the same stimulus. Values are applied at the negedge of the first clock
+(a combinational design waits `COMB_DELAY` ns per step instead); random values come from
+`bw_rand()`, the xorshift32 of `rng.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agent.heuristic.stimulus import COMB_STEP_NS, Field, Signal
+from agent.program.target import MAX_AVOID, MAX_AVOID_PAIRS, Target
+
+COMB_DELAY = COMB_STEP_NS
+"""Nanoseconds per step of a design without a clock."""
+
+W = "BW_W"
+"""Name of the localparam holding the value carrier's width."""
+
+
+def hexlit(bits: int, value: int) -> str:
+    """A sized hex literal (`8'h0a`)."""
+    return f"{bits}'h{value & ((1 << bits) - 1):0{max(1, (bits + 3) // 4)}x}"
+
+
+def vrange(bits: int) -> str:
+    """`[bits-1:0] ` or '' for one bit."""
+    return f"[{bits - 1}:0] " if bits > 1 else ""
+
+
+def _decl(s: Signal) -> str:
+    sign = "signed " if s.signed else ""
+    dims = "".join(f" [{d}]" for d in s.dims)
+    return f"logic {sign}{vrange(s.width)}{s.name}{dims}"
+
+
+def declarations(t: Target) -> list[str]:
+    """Clocks, one variable per port (same-typed ones share a line), flat copies of array inputs.
+
+    Also the values responders and loopbacks drive instead of the program.
+    """
+    lines: list[str] = []
+    for c in t.layout.clocks:
+        lines.append(f"logic {c.name} = 1'b0;")
+        lines.append(f"always #{c.half_period} {c.name} = ~{c.name};")
+    clocks = {c.name for c in t.layout.clocks}
+    groups: dict[str, list[str]] = {}
+    for s in t.layout.ports:
+        if s.name in clocks:
+            continue
+        if s.dims:
+            lines.append(_decl(s) + ";")
+            continue
+        key = f"logic {'signed ' if s.signed else ''}{vrange(s.width)}"
+        groups.setdefault(key, []).append(s.name)
+    for key, names in groups.items():
+        for k in range(0, len(names), 8):
+            lines.append(f"{key}{', '.join(names[k:k + 8])};")
+    for f in t.fields:
+        if f.dims:
+            lines.append(f"logic [{f.bits - 1}:0] {t.handle(f)} = '0;")
+            lines += _unpack(f, t.handle(f))
+    for iface in (*t.interfaces.responders, *t.interfaces.sinks):
+        lines.append(f"logic bw_{iface.name}_on = 1'b0;")
+        for port in iface.driven:
+            s = next(p for p in t.layout.ports if p.name == port)
+            lines.append(f"logic {vrange(s.width)}bw_{port} = '0;")
+    for iface in t.interfaces.serials:
+        if iface.partner:
+            lines.append(f"logic bw_{iface.name}_lb = 1'b0;")
+    return lines
+
+
+def _unpack(f: Field, flat: str) -> list[str]:
+    """Continuous copy of a flat value into an unpacked-array input."""
+    if len(f.dims) == 1:
+        return [f"always_comb for (int i = 0; i < {f.dims[0]}; i++) {f.name}[i] = {flat}[i*{f.width} +: {f.width}];"]
+    lines = ["always_comb begin"]
+    for k in range(f.count):
+        idx, rest = [], k
+        for d in reversed(f.dims):
+            idx.append(rest % d)
+            rest //= d
+        sel = "".join(f"[{i}]" for i in reversed(idx))
+        lines.append(f"  {f.name}{sel} = {flat}[{k * f.width} +: {f.width}];")
+    return [*lines, "end"]
+
+
+def instance(t: Target) -> list[str]:
+    """The DUT, ports connected by name (`.*`), responder/loopback-driven inputs through a mux."""
+    overrides: list[str] = []
+    for iface in (*t.interfaces.responders, *t.interfaces.sinks):
+        for port in iface.driven:
+            overrides.append(f".{port}(bw_{iface.name}_on ? bw_{port} : {port})")
+    for iface in t.interfaces.serials:
+        if iface.partner:
+            pin = iface.port("pin")
+            overrides.append(f".{pin}(bw_{iface.name}_lb ? {iface.partner} : {pin})")
+    if not overrides:
+        return [f"{t.layout.top} {t.layout.instance} (.*);"]
+    return [f"{t.layout.top} {t.layout.instance} (", "  .*,", *[f"  {o}," for o in overrides[:-1]],
+            f"  {overrides[-1]}", ");"]
+
+
+def step_task(t: Target) -> list[str]:
+    """`bw_step(n)`: wait n steps (clock negedges, or a delay without a clock)."""
+    wait = f"#{COMB_DELAY}" if t.layout.combinational else f"@(negedge {t.layout.clocks[0].name})"
+    return ["task automatic bw_step(input int n);", f"  repeat (n) {wait};", "endtask"]
+
+
+def rng_lines(t: Target) -> list[str]:
+    """The xorshift32 source and `bw_bits(w)` (a few set bits sometimes, else w uniform bits)."""
+    return [
+        f"localparam int {W} = {t.max_bits};",
+        "int unsigned bw_state = 32'd1;",
+        "function automatic int unsigned bw_rand();",
+        "  bw_state ^= bw_state << 13; bw_state ^= bw_state >> 17; bw_state ^= bw_state << 5;",
+        "  return bw_state;",
+        "endfunction",
+        f"function automatic logic [{W}-1:0] bw_bits(input int w);",
+        f"  logic [{W}-1:0] v = '0;",
+        "  if (w > 4) begin  // separate ifs: the draw happens only for fields wider than 4 bits",
+        "    if (bw_rand() % 100 < 15) begin",
+        "      repeat (1 + bw_rand() % 3) v[bw_rand() % w] = 1'b1;",
+        "      return v;",
+        "    end",
+        "  end",
+        "  for (int k = 0; k < w; k += 32) v[k +: 32] = bw_rand();",
+        f"  return v & ({{{W}{{1'b1}}}} >> ({W} - w));",
+        "endfunction",
+    ]
+
+
+def palette_lines(t: Target) -> list[str]:
+    """`BW_PAL_<i>`: the interesting values of every non-array field."""
+    lines = []
+    for i, f in enumerate(t.fields):
+        values = palette_of(t, f)
+        if f.dims or not values:
+            continue
+        lits = ", ".join(hexlit(f.bits, v) for v in values)
+        lines.append(f"localparam logic [{f.bits - 1}:0] BW_PAL_{i} [{len(values)}] = '{{{lits}}};")
+    return lines
+
+
+def palette_of(t: Target, f: Field) -> tuple[int, ...]:
+    """A field's palette as the testbench holds it (`Target.palette`)."""
+    return t.palette(f)
+
+
+def access_lines(t: Target) -> list[str]:
+    """`bw_put(i, v)` / `bw_get(i)` by field index, `bw_out(i)` by output index."""
+    lines = [f"task automatic bw_put(input int i, input logic [{W}-1:0] v);", "  case (i)"]
+    for i, f in enumerate(t.fields):
+        lines.append(f"    {i}: {t.handle(f)} = {f.bits}'(v);")
+    lines += ["    default: ;", "  endcase", "endtask",
+              f"function automatic logic [{W}-1:0] bw_get(input int i);", "  case (i)"]
+    for i, f in enumerate(t.fields):
+        lines.append(f"    {i}: return {W}'({t.handle(f)});")
+    lines += ["    default: return '0;", "  endcase", "endfunction",
+              f"function automatic logic [{W}-1:0] bw_out(input int i);", "  case (i)"]
+    for i, (name, _) in enumerate(t.outputs()):
+        lines.append(f"    {i}: return {W}'({name});")
+    lines += ["    default: return '0;", "  endcase", "endfunction"]
+    return lines
+
+
+def _reset_fields(t: Target, asserted: bool) -> list[str]:
+    return [f"{f.name} = 1'b{f.asserted if asserted else f.idle};" for f in t.fields if f.reset]
+
+
+def idle_lines(t: Target) -> list[str]:
+    """Every data input back to 0 (resets untouched); serial inputs idle high, as a line at rest does."""
+    serial = {i.port("pin") for i in t.interfaces.serials}
+    return [f"{t.handle(f)} = '{1 if f.name in serial else 0};" for f in t.fields if not f.reset]
+
+
+def background_off(t: Target) -> list[str]:
+    """Statements that stop every responder, sink and loopback."""
+    out = [f"bw_{i.name}_on = 1'b0;" for i in (*t.interfaces.responders, *t.interfaces.sinks)]
+    out += [f"bw_{i.name}_lb = 1'b0;" for i in t.interfaces.serials if i.partner]
+    return out
+
+
+def reset_task(t: Target) -> list[str]:
+    """`bw_reset(n)`: responders off, data idle, resets asserted for n steps, then released for one."""
+    body = [*background_off(t), *idle_lines(t), *_reset_fields(t, True), "bw_step(n);", *_reset_fields(t, False),
+            "bw_step(1);"]
+    return ["task automatic bw_reset(input int n);", *_pack(body), "endtask"]
+
+
+def _pack(statements: Sequence[str], indent: str = "  ", width: int = 100) -> list[str]:
+    """Short statements joined several per line (keeps the testbench short and readable)."""
+    lines: list[str] = []
+    current = ""
+    for s in statements:
+        if current and len(current) + len(s) + 1 > width:
+            lines.append(indent + current)
+            current = s
+        else:
+            current = f"{current} {s}" if current else s
+    if current:
+        lines.append(indent + current)
+    return lines
+
+
+def random_task(t: Target, trace: bool = False) -> list[str]:
+    """`bw_random(n, seed, pal, keep, maxhold, resets, only)`: `rng.random_steps`, in SV.
+
+    With `trace` (the harness) every step prints `bw_s <step>`, so a failing run says which
+    step's values were in force (`blame.py`).
+    """
+    nf = max(1, len(t.fields))
+    lines = [
+        "task automatic bw_random(input int n, input int unsigned seed, input int pal, input int keep,",
+        f"                         input int maxhold, input int resets, input logic [{nf - 1}:0] only);",
+        "  int unsigned r;",
+        "  bw_state = seed;",
+        "  for (int s = 0; s < n; s++) begin",
+    ]
+    for i, f in enumerate(t.fields):
+        if f.reset:
+            continue
+        h = t.handle(f)
+        draw = f"{h} = {f.bits}'(bw_bits({f.bits}));"
+        pal = palette_of(t, f)
+        if pal:
+            draw = (f"if (r < keep + pal) {h} = BW_PAL_{i}[bw_rand() % {len(pal)}]; "
+                    f"else {h} = {f.bits}'(bw_bits({f.bits}));")
+        lines.append(f"    if (only[{i}]) begin r = bw_rand() % 100; if (r >= keep) begin {draw} end end")
+    resets = [f for f in t.fields if f.reset]
+    if resets:
+        pulse = " ".join(f"{f.name} = (r < resets) ? 1'b{f.asserted} : 1'b{f.idle};" for f in resets)
+        lines.append(f"    if (resets > 0) begin r = bw_rand() % 1000; {pulse} end")
+    lines += [
+        "    bw_apply_avoid();",
+        *(['    $display("bw_s %0d", s);'] if trace else []),
+        "    bw_step(maxhold > 1 ? 1 + bw_rand() % maxhold : 1);",
+        "  end",
+        "endtask",
+    ]
+    return lines
+
+
+def corners_task(t: Target) -> list[str]:
+    """`bw_corners()`: each data input through its palette with the others idle; then all ones, all zeros."""
+    lines = ["task automatic bw_corners();"]
+    for i, f in enumerate(t.fields):
+        pal = palette_of(t, f)
+        if f.reset or not pal:
+            continue
+        lines.append(f"  for (int k = 0; k < {len(pal)}; k++) begin {f.name} = BW_PAL_{i}[k]; bw_apply_avoid(); "
+                     f"bw_step(1); end {f.name} = '0;")
+    ones = [f"{t.handle(f)} = '1;" for f in t.fields if not f.reset]
+    lines += [*_pack([*ones, "bw_step(2);", *idle_lines(t), "bw_step(2);"]), "endtask"]
+    return lines
+
+
+def walk_task(t: Target) -> list[str]:
+    """`bw_walk()`: walking ones, then walking zeros, over every data input at once."""
+    data = [f for f in t.fields if not f.reset]
+    width = min(64, max((f.bits for f in data), default=0))
+    lines = ["task automatic bw_walk();", "  for (int inv = 0; inv < 2; inv++)",
+             f"    for (int b = 0; b < {width}; b++) begin"]
+    for f in data:
+        lines.append(f"      {t.handle(f)} = {f.bits}'(((b < {f.bits}) ? ({W}'(1) << b) : {W}'(0)) ^ "
+                     f"(inv ? {{{W}{{1'b1}}}} : {W}'(0)));")
+    lines += ["      bw_step(1);", "    end", "endtask"]
+    return lines
+
+
+def toggle_task() -> list[str]:
+    """`bw_toggle(i, bit)`: one input bit high for a step, then low for a step."""
+    return [
+        "task automatic bw_toggle(input int i, input int b);",
+        f"  logic [{W}-1:0] v;",
+        "  v = bw_get(i); v[b] = 1'b1; bw_put(i, v); bw_step(1);",
+        "  v[b] = 1'b0; bw_put(i, v); bw_step(1);",
+        "endtask",
+    ]
+
+
+def avoid_lines() -> list[str]:
+    """`bw_avoid(k, f0, v0, ...)` records a forbidden combination; `bw_apply_avoid()` breaks it.
+
+    After each random step, a matching combination has its first field's value stepped by one.
+    """
+    args = ", ".join(f"input int f{j}, input logic [{W}-1:0] v{j}" for j in range(MAX_AVOID_PAIRS))
+    stores = " ".join(f"bw_av_f[bw_av_n][{j}] = f{j}; bw_av_v[bw_av_n][{j}] = v{j};" for j in range(MAX_AVOID_PAIRS))
+    return [
+        f"int bw_av_n = 0; int bw_av_k [{MAX_AVOID}]; int bw_av_f [{MAX_AVOID}][{MAX_AVOID_PAIRS}];",
+        f"logic [{W}-1:0] bw_av_v [{MAX_AVOID}][{MAX_AVOID_PAIRS}];",
+        f"task automatic bw_avoid(input int k, {args});",
+        f"  if (bw_av_n < {MAX_AVOID}) begin bw_av_k[bw_av_n] = k; {stores} bw_av_n++; end",
+        "endtask",
+        "task automatic bw_apply_avoid();",
+        "  for (int a = 0; a < bw_av_n; a++) begin",
+        "    bit hit = 1'b1;",
+        "    for (int j = 0; j < bw_av_k[a]; j++) if (bw_get(bw_av_f[a][j]) != bw_av_v[a][j]) hit = 1'b0;",
+        "    if (hit) bw_put(bw_av_f[a][0], bw_av_v[a][0] + 1);",
+        "  end",
+        "endtask",
+    ]
+
+
+def wait_task() -> list[str]:
+    """`bw_wait(i, value, timeout)`: step until output i equals value (harness form of `wait`)."""
+    return [
+        f"task automatic bw_wait(input int i, input logic [{W}-1:0] value, input int timeout);",
+        "  for (int t = 0; t < timeout && bw_out(i) != value; t++) bw_step(1);",
+        "endtask",
+    ]

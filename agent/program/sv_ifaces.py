@@ -1,0 +1,408 @@
+"""SystemVerilog tasks and background processes for the recognised interfaces.
+
+Buses the design serves get `<bus>_write(addr, data, strb)` / `<bus>_read(addr)` that drive
+a transaction and wait for its handshake (closed loop, with a timeout); streams get
+`<stream>_send(beats, seed, gap, lane)`; sinks, memory responders and loopbacks run as
+`always` processes switched on by `<sink>_sink(...)`, `<iface>_respond(...)` and cleared by
+`bw_reset`. Handshakes are sampled right after the clock edge (before the design's
+non-blocking updates land), inputs change at the negedge, as everywhere in the testbench.
+"""
+
+from __future__ import annotations
+
+from agent.program.interfaces import Iface
+from agent.program.sv_common import palette_of
+from agent.program.target import MEM_WORDS, TIMEOUT, Target
+
+
+def _bits(t: Target, port: str) -> int:
+    return next((s.width for s in t.layout.ports if s.name == port), 1)
+
+
+def _clk(t: Target) -> str:
+    return t.layout.clocks[0].name if t.layout.clocks else ""
+
+
+def _sets(pairs: list[tuple[str, str]]) -> str:
+    return " ".join(f"{p} = {v};" for p, v in pairs if p)
+
+
+# ---------------------------------------------------------------------------- buses the design serves
+
+
+def bus_tasks(t: Target, bus: Iface) -> list[str]:
+    """`<bus>_write` and `<bus>_read` for one Wishbone, AXI4-Lite or APB slave."""
+    aw = max(1, bus.addr_bits)
+    dw = max(1, bus.data_bits)
+    sw = max(1, dw // 8)
+    head = (f"input logic [{aw - 1}:0] a, input logic [{dw - 1}:0] d, input logic [{sw - 1}:0] s")
+    name = bus.name
+    lines = [f"task automatic {name}_write({head}); {name}_xfer(1'b1, a, d, s); endtask",
+             f"task automatic {name}_read(input logic [{aw - 1}:0] a); {name}_xfer(1'b0, a, '0, '1); endtask"]
+    body = {"wishbone": _wishbone, "axil": _axil, "apb": _apb}[bus.kind](t, bus)
+    return [f"task automatic {name}_xfer(input bit w, {head});", *body, "endtask", *lines]
+
+
+def _wishbone(t: Target, b: Iface) -> list[str]:
+    clk, r = _clk(t), b.port
+    pipelined = bool(r("stall"))
+    start = _sets([(r("cyc"), "1'b1"), (r("stb"), "1'b1"), (r("we"), "w"), (r("addr"), "a"), (r("wdata"), "d"),
+                   (r("sel"), f"{_bits(t, r('sel'))}'(s)" if r("sel") else "")])
+    accept = f"if (!{r('stall')}) acc = 1'b1; " if pipelined else ""
+    drop = f" if (acc) {r('stb')} = 1'b0;" if pipelined else ""
+    return [
+        "  bit got, acc;",
+        f"  {start}",
+        "  got = 1'b0; acc = 1'b0;",
+        f"  for (int t = 0; t < {TIMEOUT} && !got; t++) begin",
+        f"    @(posedge {clk}); {accept}if ({r('ack')}) got = 1'b1;",
+        f"    @(negedge {clk});{drop}",
+        "  end",
+        "  " + _sets([(r("cyc"), "1'b0"), (r("stb"), "1'b0"), (r("we"), "1'b0")]),
+    ]
+
+
+def _axil(t: Target, b: Iface) -> list[str]:
+    clk, r = _clk(t), b.port
+    size = max(0, (b.data_bits // 8).bit_length() - 1)
+    extras = [(r("awprot"), "'0"), (r("awlen"), "'0"), (r("awsize"), f"{size}"), (r("awburst"), "2'b01"),
+              (r("awid"), "'0"), (r("wlast"), "1'b1"), (r("arprot"), "'0"), (r("arlen"), "'0"),
+              (r("arsize"), f"{size}"), (r("arburst"), "2'b01"), (r("arid"), "'0")]
+    strb = f"{_bits(t, r('wstrb'))}'(s)" if r("wstrb") else ""
+    one = "1'b1"
+    write = _sets([(r("awvalid"), one), (r("awaddr"), "a"), (r("wvalid"), one), (r("wdata"), "d"),
+                   (r("wstrb"), strb), (r("bready"), one)])
+    read = _sets([(r("arvalid"), one), (r("araddr"), "a"), (r("rready"), one)])
+    return [
+        "  bit aw, wd, done;",
+        "  aw = !w; wd = !w; done = 1'b0;",
+        "  " + _sets(extras),
+        f"  if (w) begin {write} end",
+        f"  else begin {read} end",
+        f"  for (int t = 0; t < {TIMEOUT} && !done; t++) begin",
+        f"    @(posedge {clk});",
+        f"    if (w) begin if ({r('awvalid')} && {r('awready')}) aw = 1'b1; if ({r('wvalid')} && {r('wready')}) wd = 1'b1;"
+        f" if ({r('bvalid')} && {r('bready')}) done = 1'b1; end",
+        f"    else begin if ({r('arvalid')} && {r('arready')}) aw = 1'b1; if ({r('rvalid')} && {r('rready')}) done = 1'b1; end",
+        f"    @(negedge {clk});",
+        f"    if (w && aw) {r('awvalid')} = 1'b0; if (w && wd) {r('wvalid')} = 1'b0; if (!w && aw) {r('arvalid')} = 1'b0;",
+        "  end",
+        "  " + _sets([(r("awvalid"), "1'b0"), (r("wvalid"), "1'b0"), (r("bready"), "1'b0"), (r("arvalid"), "1'b0"),
+                      (r("rready"), "1'b0")]),
+    ]
+
+
+def _apb(t: Target, b: Iface) -> list[str]:
+    clk, r = _clk(t), b.port
+    ready = r("ready") or "1'b1"
+    return [
+        "  bit done;",
+        "  " + _sets([(r("sel"), "1'b1"), (r("enable"), "1'b0"), (r("write"), "w"), (r("addr"), "a"),
+                      (r("wdata"), "d"), (r("strb"), f"{_bits(t, r('strb'))}'(s)" if r("strb") else "")]),
+        f"  bw_step(1); {r('enable')} = 1'b1; done = 1'b0;",
+        f"  for (int t = 0; t < {TIMEOUT} && !done; t++) begin @(posedge {clk}); done = {ready}; @(negedge {clk}); end",
+        "  " + _sets([(r("sel"), "1'b0"), (r("enable"), "1'b0"), (r("write"), "1'b0")]),
+    ]
+
+
+# ---------------------------------------------------------------------------- streams
+
+
+def _lane(port: str, lanes: int) -> str:
+    return f"{port}[lane]" if lanes > 1 else port
+
+
+def stream_task(t: Target, s: Iface) -> list[str]:
+    """`<stream>_send(beats, seed, gap, lane)`: one packet of random beats, last on the final one."""
+    clk, r = _clk(t), s.port
+    sets = []
+    for role in ("data", "keep", "strb", "id", "dest", "user"):
+        port = r(role)
+        if not port:
+            continue
+        bits = _bits(t, port)
+        if role in ("keep", "strb"):
+            sets.append(f"{port} = '1;")
+            continue
+        idx = t.layout.index(port)
+        pal = palette_of(t, t.fields[idx]) if idx is not None else ()
+        if pal and role != "data":
+            sets.append(f"{port} = BW_PAL_{idx}[bw_rand() % {len(pal)}];")
+        else:
+            sets.append(f"{port} = {bits}'(bw_bits({bits}));")
+    last = f" {_lane(r('last'), s.lanes)} = (b == beats - 1);" if r("last") else ""
+    clear_last = f" {_lane(r('last'), s.lanes)} = 1'b0;" if r("last") else ""
+    valid, ready = _lane(r("valid"), s.lanes), _lane(r("ready"), s.lanes)
+    return [
+        f"task automatic {s.name}_send(input int beats, input int unsigned seed, input int gap, input int lane);",
+        "  bit acc;",
+        "  bw_state = seed;",
+        "  for (int b = 0; b < beats; b++) begin",
+        "    if (gap > 0) while (bw_rand() % 100 < gap) begin " + f"{valid} = 1'b0; bw_step(1); end",
+        f"    {valid} = 1'b1;{last} " + " ".join(sets),
+        "    acc = 1'b0;",
+        f"    for (int t = 0; t < {TIMEOUT} && !acc; t++) begin @(posedge {clk}); acc = {ready}; @(negedge {clk}); end",
+        "  end",
+        f"  {valid} = 1'b0;{clear_last}",
+        "endtask",
+    ]
+
+
+def sink_lines(t: Target, s: Iface) -> list[str]:
+    """`<sink>_sink(ready, seed)` and the process that throttles the design's ready input."""
+    n, ready = s.name, s.port("ready")
+    return [
+        f"int unsigned bw_{n}_rng = 32'd1; int bw_{n}_p = 100;",
+        f"task automatic {n}_sink(input int p, input int unsigned seed); bw_{n}_p = p; bw_{n}_rng = seed; "
+        f"bw_{n}_on = 1'b1; endtask",
+        f"always @(negedge {_clk(t)}) if (bw_{n}_on) begin",
+        f"  bw_{n}_rng ^= bw_{n}_rng << 13; bw_{n}_rng ^= bw_{n}_rng >> 17; bw_{n}_rng ^= bw_{n}_rng << 5;",
+        f"  bw_{ready} = (bw_{n}_rng % 100 < bw_{n}_p) ? '1 : '0;",
+        "end",
+    ]
+
+
+# ---------------------------------------------------------------------------- responders
+
+
+def _fill_task(t: Target, r: Iface, dw: int) -> list[str]:
+    """`<iface>_respond(fill, seed, latency)`: fill the memory model, then answer requests.
+
+    `fill=decode` words are random with one of the decoder's templates (an instruction's
+    opcode and function fields) laid over them; without templates, the decoded fields are
+    set to decoded values (the opcode always, every other field four times in five).
+    """
+    n = r.name
+    lines: list[str] = []
+    decode: list[str] = [f"w = {dw}'(bw_bits({dw}));"]
+    if r.templates:
+        masks = ", ".join(f"{dw}'h{m:x}" for m, _ in r.templates)
+        values = ", ".join(f"{dw}'h{v:x}" for _, v in r.templates)
+        lines += [f"localparam logic [{dw - 1}:0] BW_{n.upper()}_TM [{len(r.templates)}] = '{{{masks}}};",
+                  f"localparam logic [{dw - 1}:0] BW_{n.upper()}_TV [{len(r.templates)}] = '{{{values}}};"]
+        decode = [f"j = bw_rand() % {len(r.templates)};",
+                  f"w = ({dw}'(bw_bits({dw})) & ~BW_{n.upper()}_TM[j]) | BW_{n.upper()}_TV[j];"]
+    for g, (lsb, width, field_values) in enumerate(() if r.templates else _decode_order(r)):
+        lits = ", ".join(f"{width}'h{v:x}" for v in field_values)
+        lines.append(f"localparam logic [{width - 1}:0] BW_{n.upper()}_F{g} [{len(values)}] = '{{{lits}}};")
+        pick = f"w[{lsb} +: {width}] = BW_{n.upper()}_F{g}[bw_rand() % {len(field_values)}];"
+        decode.append(pick if g == len(_decode_order(r)) - 1 else f"if (bw_rand() % 5 != 0) {pick}")
+    return [
+        *lines,
+        f"task automatic {n}_respond(input int fill, input int unsigned seed, input int lat);",
+        f"  logic [{dw - 1}:0] w; int j;",
+        "  bw_state = seed;",
+        f"  for (int k = 0; k < {MEM_WORDS}; k++) begin",
+        f"    case (fill) 0: begin {' '.join(decode)} end 1: w = {dw}'(bw_bits({dw})); 2: w = '0; "
+        f"default: w = {dw}'(k * {max(1, dw // 8)}); endcase",
+        f"    bw_{n}_mem[k] = w;",
+        "  end",
+        f"  bw_{n}_rng = seed; bw_{n}_lat = lat; bw_{n}_wait = 0; bw_{n}_on = 1'b1;",
+        "endtask",
+    ]
+
+
+def _decode_order(r: Iface) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
+    """Decoded fields in the order a word is built.
+
+    Wide ones first (narrow ones refine them), the field with the most values (the opcode)
+    last so nothing overwrites it; fields inside the opcode's bits are dropped.
+    """
+    if not r.slices:
+        return ()
+    primary = max(r.slices, key=lambda s: (len(s[2]), -s[0]))
+    lo, hi = primary[0], primary[0] + primary[1]
+    rest = [s for s in r.slices if s is not primary and not (lo <= s[0] and s[0] + s[1] <= hi)]
+    return (*sorted(rest, key=lambda s: (-s[1], s[0])), primary)
+
+
+def _state(n: str, dw: int) -> list[str]:
+    return [f"logic [{dw - 1}:0] bw_{n}_mem [{MEM_WORDS}];",
+            f"int unsigned bw_{n}_rng = 32'd1; int bw_{n}_lat = 0; int bw_{n}_wait = 0;"]
+
+
+def _rand(n: str) -> str:
+    return f"bw_{n}_rng ^= bw_{n}_rng << 13; bw_{n}_rng ^= bw_{n}_rng >> 17; bw_{n}_rng ^= bw_{n}_rng << 5;"
+
+
+def _index(addr: str, dw: int) -> str:
+    shift = max(0, (dw // 8).bit_length() - 1)
+    return f"(({addr}) >> {shift}) % {MEM_WORDS}"
+
+
+def _write_bytes(n: str, idx: str, wdata: str, strb: str, dw: int) -> str:
+    if strb:
+        return (f"for (int b = 0; b < {max(1, dw // 8)}; b++) if ({strb}[b]) "
+                f"bw_{n}_mem[{idx}][8*b +: 8] = {wdata}[8*b +: 8];")
+    return f"bw_{n}_mem[{idx}] = {wdata};"
+
+
+def responder_lines(t: Target, r: Iface) -> list[str]:
+    """Memory model, `<iface>_respond`, and the process answering the design's requests."""
+    kind = r.kind
+    dw = max(8, r.data_bits or 32)
+    if kind == "axi_master":
+        return [*_state(r.name, dw), *_fill_task(t, r, dw), *_axi_process(t, r, dw)]
+    if kind == "wb_master":
+        return [*_state(r.name, dw), *_fill_task(t, r, dw), *_wb_process(t, r, dw)]
+    return [*_state(r.name, dw), *_fill_task(t, r, dw), *_mem_process(t, r, dw)]
+
+
+def _mem_process(t: Target, r: Iface, dw: int) -> list[str]:
+    n, p = r.name, r.port
+    ready = f"bw_{p('ready')}"
+    answer = [f"{ready} <= 1'b1;"]
+    if p("addr"):
+        idx = _index(p("addr"), dw)
+        if p("rdata"):
+            answer.append(f"bw_{p('rdata')} <= bw_{n}_mem[{idx}];")
+        write = _write_bytes(n, idx, p("wdata"), p("wstrb"), dw) if p("wdata") else ""
+        cond = f"{p('wstrb')} != 0" if p("wstrb") else (p("we") or "")
+        if write and cond:
+            answer.append(f"if ({cond}) {write}")
+    elif p("rdata"):
+        answer.append(f"bw_{p('rdata')} <= {_bits(t, p('rdata'))}'(bw_{n}_rng);")
+    return [
+        f"always @(posedge {_clk(t)}) begin",
+        f"  {ready} <= 1'b0;",
+        f"  if (bw_{n}_on && {p('valid')} && !{ready}) begin",
+        f"    if (bw_{n}_wait > 0) bw_{n}_wait <= bw_{n}_wait - 1;",
+        "    else begin",
+        *[f"      {a}" for a in answer],
+        f"      if (bw_{n}_lat > 0) begin {_rand(n)} bw_{n}_wait <= bw_{n}_rng % (bw_{n}_lat + 1); end",
+        "    end",
+        "  end",
+        "end",
+    ]
+
+
+def _wb_process(t: Target, r: Iface, dw: int) -> list[str]:
+    n, p = r.name, r.port
+    ack = f"bw_{p('ack')}"
+    idx = _index(p("addr"), dw) if p("addr") else "0"
+    lines = [f"{ack} <= 1'b1;"]
+    if p("rdata"):
+        lines.append(f"bw_{p('rdata')} <= bw_{n}_mem[{idx}];")
+    if p("wdata") and p("we"):
+        lines.append(f"if ({p('we')}) {_write_bytes(n, idx, p('wdata'), p('sel'), dw)}")
+    stall = [f"{_rand(n)} bw_{p('stall')} <= (bw_{n}_lat > 0) && (bw_{n}_rng % 4 == 0);"] if p("stall") else []
+    cyc = f"{p('cyc')} && " if p("cyc") else ""
+    accepted = f" && !bw_{p('stall')}" if p("stall") else ""
+    return [
+        f"always @(posedge {_clk(t)}) begin",
+        f"  {ack} <= 1'b0;",
+        f"  if (bw_{n}_on) begin",
+        *[f"    {s}" for s in stall],
+        f"    if ({cyc}{p('stb')}{accepted} && !{ack}) begin",
+        *[f"      {s}" for s in lines],
+        "    end",
+        "  end",
+        "end",
+    ]
+
+
+def _axi_process(t: Target, r: Iface, dw: int) -> list[str]:
+    n, p = r.name, r.port
+    aw = max(1, r.addr_bits)
+    ok = f"(bw_{n}_lat == 0 || bw_{n}_rng % (bw_{n}_lat + 1) == 0)"
+    widx = _index(f"bw_{n}_awa", dw)
+    ridx = _index(f"bw_{n}_ara", dw)
+    b = {k: f"bw_{p(k)}" for k in ("awready", "wready", "bvalid", "arready", "rvalid", "rdata") if p(k)}
+    last = f" bw_{p('rlast')} <= 1'b1;" if p("rlast") else ""
+    all_ones = "'1"
+    return [
+        f"logic [{aw - 1}:0] bw_{n}_awa, bw_{n}_ara; logic [{dw - 1}:0] bw_{n}_wd; logic [{max(1, dw // 8) - 1}:0] bw_{n}_ws;",
+        f"bit bw_{n}_awg, bw_{n}_wg, bw_{n}_arg;",
+        f"always @(posedge {_clk(t)}) begin",
+        f"  if (!bw_{n}_on) begin bw_{n}_awg = 0; bw_{n}_wg = 0; bw_{n}_arg = 0; "
+        f"{b['awready']} <= 0; {b['wready']} <= 0; {b['bvalid']} <= 0; {b['arready']} <= 0; {b['rvalid']} <= 0; end",
+        "  else begin",
+        f"    {_rand(n)}",
+        f"    {b['awready']} <= 1'b0; {b['wready']} <= 1'b0; {b['arready']} <= 1'b0;",
+        f"    if ({b['awready']} && {p('awvalid')}) begin bw_{n}_awg = 1; bw_{n}_awa = {p('awaddr')}; end",
+        f"    else if (!bw_{n}_awg && {p('awvalid')} && {ok}) {b['awready']} <= 1'b1;",
+        f"    if ({b['wready']} && {p('wvalid')}) begin bw_{n}_wg = 1; bw_{n}_wd = {p('wdata')}; "
+        f"bw_{n}_ws = {p('wstrb') or all_ones}; end",
+        f"    else if (!bw_{n}_wg && {p('wvalid')} && {ok}) {b['wready']} <= 1'b1;",
+        f"    if ({b['bvalid']} && {p('bready')}) {b['bvalid']} <= 1'b0;",
+        f"    else if (bw_{n}_awg && bw_{n}_wg && !{b['bvalid']}) begin "
+        f"{_write_bytes(n, widx, f'bw_{n}_wd', f'bw_{n}_ws', dw)} {b['bvalid']} <= 1'b1; bw_{n}_awg = 0; bw_{n}_wg = 0; end",
+        f"    if ({b['arready']} && {p('arvalid')}) begin bw_{n}_arg = 1; bw_{n}_ara = {p('araddr')}; end",
+        f"    else if (!bw_{n}_arg && !{b['rvalid']} && {p('arvalid')} && {ok}) {b['arready']} <= 1'b1;",
+        f"    if ({b['rvalid']} && {p('rready')}) {b['rvalid']} <= 1'b0;",
+        f"    else if (bw_{n}_arg && !{b['rvalid']}) begin {b['rdata']} <= bw_{n}_mem[{ridx}]; {b['rvalid']} <= 1'b1;{last} "
+        f"bw_{n}_arg = 0; end",
+        "  end",
+        "end",
+    ]
+
+
+# ---------------------------------------------------------------------------- serial, write ports
+
+
+def serial_task(t: Target, s: Iface) -> list[str]:
+    """`<pin>_send(period, data, parity, stop)`: one UART frame (data > 0xff: a break)."""
+    pin = s.port("pin")
+    return [
+        f"task automatic {s.name}_send(input int period, input logic [8:0] data, input int parity, input int stop);",
+        f"  if (data[8]) begin {pin} = 1'b0; bw_step(period * 12); {pin} = 1'b1; bw_step(period); return; end",
+        f"  {pin} = 1'b0; bw_step(period);",
+        f"  for (int b = 0; b < 8; b++) begin {pin} = data[b]; bw_step(period); end",
+        f"  if (parity != 0) begin {pin} = (parity == 1) ? ^data[7:0] : ~^data[7:0]; bw_step(period); end",
+        f"  {pin} = 1'b1; bw_step(period * stop);",
+        "endtask",
+    ]
+
+
+PATTERN_CODES = {"ramp": 0, "down": 1, "ones": 2, "checker": 3, "walking": 4, "recip": 5, "palette": 6, "random": 7}
+"""`fill` pattern -> the number the SV task takes."""
+
+
+def pattern_function() -> list[str]:
+    """`bw_pattern(p, k, count, bits)`: entry k of `count` under a `fill` pattern, as a `bits`-bit value.
+
+    Ramps spread over the whole range, `recip` mimics a 1/k table, `checker` alternates
+    0101/1010; a lone register gets its top bit (an enable set, a threshold mid-range).
+    """
+    wide = "BW_W + 17"
+    return [
+        "function automatic logic [BW_W-1:0] bw_pattern(input int p, input int k, input int count, input int bits);",
+        f"  logic [{wide}-1:0] m = {{{wide}{{1'b1}}}} >> ({wide} - bits);",
+        "  int span = (count > 1) ? count - 1 : 1;",
+        "  if (count == 1 && (p == 0 || p == 1 || p == 5)) return BW_W'(1) << (bits - 1);",
+        "  case (p)",
+        f"    0: return BW_W'({wide}'(k) * m / span);",
+        f"    1: return BW_W'({wide}'(span - k) * m / span);",
+        "    2: return BW_W'(m);",
+        "    3: return BW_W'(((k % 2) ? {BW_W{2'b01}} : {BW_W{2'b10}}) & m);",
+        "    4: return BW_W'(1) << (k % bits);",
+        "    5: return BW_W'((m + 1) / (k + 1));",
+        "    default: return bw_bits(bits);",
+        "  endcase",
+        "endfunction",
+    ]
+
+
+def port_tasks(t: Target, name: str) -> list[str]:
+    """`<port>_write(a, d)` and `<port>_fill(pattern, seed)` for one discovered write port."""
+    wp = t.interfaces.write_port(name)
+    aw = max(1, _bits(t, wp.address)) if wp.address else 1
+    dw = max(1, min(wp.width, max((b for _, _, b in wp.data), default=1)))
+    sets = [f"{f} = {_bits(t, f)}'({v});" for f, v in wp.enable]
+    if wp.address:
+        sets.append(f"{wp.address} = a;")
+    sets += [f"{f}[{lsb} +: {bits}] = {bits}'(d);" if _bits(t, f) > bits else f"{f} = {bits}'(d);"
+             for f, lsb, bits in wp.data]
+    idle = [f"{f} = {_bits(t, f)}'({v});" for f, v in wp.idle]
+    addrs = wp.addresses or (0,)
+    addr_list = ", ".join(f"{aw}'h{a & ((1 << aw) - 1):x}" for a in addrs)
+    return [
+        f"task automatic {name}_write(input logic [{aw - 1}:0] a, input logic [{dw - 1}:0] d);",
+        f"  {' '.join(sets)} bw_step({wp.hold}); {' '.join(idle)}",
+        "endtask",
+        f"localparam logic [{aw - 1}:0] BW_{name.upper()}_ADDRS [{len(addrs)}] = '{{{addr_list}}};",
+        f"task automatic {name}_fill(input int pattern, input int unsigned seed);",
+        f"  bw_state = seed; for (int k = 0; k < {len(addrs)}; k++) "
+        f"{name}_write(BW_{name.upper()}_ADDRS[k], {dw}'(bw_pattern(pattern, k, {len(addrs)}, {dw})));",
+        "endtask",
+    ]
