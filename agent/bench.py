@@ -73,7 +73,8 @@ def _score(job: BenchJob) -> dict[str, Any]:
             "name": job.design.name, "sim_pass": ok, "cov_pass": ok and overall >= job.design.target,
             "overall": round(overall, 2), "metrics": res.coverage.percents() if res.coverage and ok else {},
             "target": job.design.target, "rounds": 0, "sim_calls": 1, "wall_s": round(time.monotonic() - start, 2),
-            "status": res.status.value, "detail": res.detail, "curve": [[1, round(overall, 2)]],
+            "status": res.status.value, "detail": res.detail, "notes": list(res.notes),
+            "curve": [[1, round(overall, 2)]],
             **(_mutation_cell(job, None) if job.mutants is not None else {}),
         }
     from agent.loop import AgentConfig, run_episode

@@ -12,6 +12,13 @@ For each design (a copy of a public-suite folder in a scratch workspace):
 Targets (issue 4): lint p50 <= 0.3 s; save->coverage <= 1.2x the bare sim/ time.
 
     .venv/bin/python benchmarks/lsp_latency.py [--designs a,b,c] [--lint-runs 20] [--sim-runs 5]
+
+`--lint-only` skips the save part. Since lint runs in the OS sandbox (issue 19), the "bare"
+lint column is still the unsandboxed command, so lsp/bare shows what the server and the
+sandbox add. To compare code versions (lint p50 before/after), run the script once with
+PYTHONPATH pointing at a checkout of the older commit (the server is started with this
+interpreter, and PYTHONPATH comes first on its sys.path) and once without, and compare the
+JSON files (`--out`).
 """
 
 from __future__ import annotations
@@ -140,6 +147,8 @@ async def bench_design(name: str, args: argparse.Namespace, scratch: Path) -> di
             bare_lint.append(time.perf_counter() - start)
         out["lint"] = {"lsp_p50": pct(lsp_lint, 0.5), "lsp_p95": pct(lsp_lint, 0.95),
                        "bare_p50": pct(bare_lint, 0.5), "bare_p95": pct(bare_lint, 0.95)}
+        if args.lint_only:
+            return out
         # -- save -> coverage ----------------------------------------------------
         tb_uri = open_doc(client, tb)
         version_of = {rtl_uri: args.lint_runs + 2, tb_uri: 2}
@@ -171,6 +180,11 @@ async def bench_design(name: str, args: argparse.Namespace, scratch: Path) -> di
 
 
 def table(rows: list[dict[str, Any]]) -> str:
+    if all("tb_change" not in r for r in rows):
+        lines = ["| design | lint p50 / p95 | bare lint p50 |", "|---|---|---|"]
+        lines += [f"| {r['design']} | {r['lint']['lsp_p50']:.3f} / {r['lint']['lsp_p95']:.3f} s "
+                  f"| {r['lint']['bare_p50']:.3f} s |" for r in rows]
+        return "\n".join(lines)
     lines = ["| design | lint p50 / p95 (bare p50) | TB change p50 / p95 (bare p50, ratio) | RTL change p50 / p95 (bare p50, ratio) |",
              "|---|---|---|---|"]
     for r in rows:
@@ -203,6 +217,7 @@ def main() -> int:
     p.add_argument("--designs", default=",".join(DEFAULT_DESIGNS), help="comma-separated public-suite designs")
     p.add_argument("--lint-runs", type=int, default=20)
     p.add_argument("--sim-runs", type=int, default=5)
+    p.add_argument("--lint-only", action="store_true", help="measure lint only (no save -> coverage)")
     p.add_argument("--out", type=Path, default=REPO / "benchwright-out" / "lsp_latency.json")
     return asyncio.run(amain(p.parse_args()))
 

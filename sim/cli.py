@@ -171,8 +171,11 @@ EXPORT_SUFFIXES = (".dat", ".info", ".log", ".json", ".xml")
 MAX_EXPORTED = 64
 """Most files `--out` copies from one run directory (the rest are counted in a note)."""
 
-EXPORT_CAP = 256 << 20
-"""Largest single file `--out` copies (the simulation's own file-size limit)."""
+EXPORT_CAP = 64 << 20
+"""Largest single file `--out` copies (as large as the largest coverage.dat read)."""
+
+EXPORT_TOTAL = 256 << 20
+"""Most bytes `--out` copies from one run directory in all."""
 
 
 def _export(result: SimResult, out: Path) -> SimResult:
@@ -192,7 +195,7 @@ def _export(result: SimResult, out: Path) -> SimResult:
         except (OSError, UnsafeOutputError) as exc:
             names, refused = [], [(str(root), str(exc))]
         names = [*(p.name for p in known if p.parent == root), *names]
-        done = copy_outputs(root, names, out, EXPORT_CAP)
+        done = copy_outputs(root, names, out, EXPORT_CAP, EXPORT_TOTAL)
         notes = tuple(dict.fromkeys([*(f"not copied: {name}: {why}" for name, why in refused), *done.notes()]))
         for note in notes:
             sys.stderr.write(f"benchwright sim: --out {note}\n")

@@ -186,7 +186,9 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
              "plusargs": list(plusargs)},
             work, run_env, limits, log, cancel,
             sandbox_for(design, tool, options, read=(bdir, *(p.parent for p in paths), *siblings), write=(work,)))
+        kept = work if options.keep_runs or run_dir is not None else None
         base = SimResult(status=Status.OK, build_s=build_s, run_s=run_s, cached=cached, log_tail=tail, seed=seed,
+                         run_dir=kept,
                          notes=(unsandboxed,) if unsandboxed else (),
                          extra={"tool": tool.version_text, "kind": "cocotb"})
         if timed_out:

@@ -299,7 +299,9 @@ class BuiltTestbench:
                 detail = _runtime_detail(res.returncode, res.tail)
                 failed = replace(base, status=Status.RUNTIME_ERROR, log_tail=res.tail,
                                  detail=f"{detail} ({res.limit_note})" if res.limit_note else detail)
-                return failed if isinstance(observed, str) else observed.apply(failed)
+                if isinstance(observed, str):  # why there is no coverage either, never silently
+                    return replace(failed, notes=(*failed.notes, f"no coverage: {observed}"))
+                return observed.apply(failed)
             if isinstance(observed, str):
                 return replace(base, status=Status.COVERAGE_ERROR, log_tail=res.tail, detail=observed)
             return observed.apply(replace(base, log_tail=res.tail))

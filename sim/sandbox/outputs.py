@@ -247,26 +247,45 @@ class Copied:
         return tuple(f"not copied: {name}: {why}" for name, why in self.refused)
 
 
-def copy_outputs(root: Path, names: Iterable[str], dest: Path, cap: int) -> Copied:
-    """Copy regular files `names` of the run directory `root` into `dest`; everything else is refused by name."""
+def _copy_fd(fd: int, target: Path, limit: int, source: Path) -> int:
+    """Copy `fd` to a new file `target` in chunks; bytes copied. A source growing past `limit` is refused."""
+    target.unlink(missing_ok=True)  # never write through a symlink someone left in the destination
+    written = 0
+    with target.open("xb") as fh:
+        while chunk := os.read(fd, CHUNK):
+            written += len(chunk)
+            if written > limit:  # grew after the check (a process still writing)
+                raise UnsafeOutputError(source, f"grew past the {size_text(limit)} cap")
+            fh.write(chunk)
+    return written
+
+
+def copy_outputs(root: Path, names: Iterable[str], dest: Path, cap: int, total_cap: int | None = None) -> Copied:
+    """Copy regular files `names` of the run directory `root` into `dest`; everything else is refused by name.
+
+    Each file is at most `cap` bytes and all of them together at most `total_cap` (default
+    4 x `cap`); files are copied in chunks, so memory stays at one chunk whatever the sizes.
+    """
     dest.mkdir(parents=True, exist_ok=True)
+    total = 4 * cap if total_cap is None else total_cap
+    budget = total
     copied: list[str] = []
     refused: list[tuple[str, str]] = []
     for name in dict.fromkeys(names):
+        limit = min(cap, budget)
         try:
-            data = read_output(root / name, cap, root=root)
+            with open_output(root / name, root=root, cap=limit) as (fd, _size):
+                budget -= _copy_fd(fd, dest / name, limit, root / name)
         except UnsafeOutputError as exc:
-            refused.append((name, exc.reason))
+            (dest / name).unlink(missing_ok=True)
+            why = exc.reason if limit == cap else f"{exc.reason} (all files together: {size_text(total)})"
+            refused.append((name, why))
             continue
         except FileNotFoundError:
             continue
         except OSError as exc:
             refused.append((name, exc.strerror or str(exc)))
             continue
-        target = dest / name
-        target.unlink(missing_ok=True)  # never write through a symlink someone left in dest
-        with target.open("xb") as fh:
-            fh.write(data)
         copied.append(name)
     return Copied(tuple(copied), tuple(refused))
 

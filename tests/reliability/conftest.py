@@ -166,6 +166,22 @@ class Jail:
     victim: Path
     """An existing file outside the run directory (must keep its content)."""
 
+    def check(self, before: dict[str, float | int] | None = None) -> None:
+        """Nothing escaped: no sentinel, the victim intact, nothing changed outside `run`, no process left.
+
+        Called in a test's body, so that figures are counted only after it held.
+        """
+        assert not self.sentinel.exists(), "hostile code wrote the sentinel outside the run directory"
+        assert self.victim.read_text() == "precious\n"
+        if before is not None or self.snapshot is not None:
+            assert snapshot(self.base, skip=(self.run,)) == (before or self.snapshot), \
+                "files changed outside the run directory"
+        assert lingering(str(self.base.parent), timeout_s=3.0) == [], "processes left behind"
+        assert children_of(os.getpid()) == [], "child processes left behind"
+
+    snapshot: dict[str, float | int] | None = None
+    """Files outside `run` when the test started (set by the fixture)."""
+
 
 @pytest.fixture
 def jail(tmp_path: Path) -> Iterator[Jail]:
@@ -176,10 +192,6 @@ def jail(tmp_path: Path) -> Iterator[Jail]:
     victim = base / "victim.txt"
     victim.write_text("precious\n")
     j = Jail(base, run, base / "sentinel.txt", victim)
-    before = snapshot(base, skip=(run,))
+    j.snapshot = snapshot(base, skip=(run,))
     yield j
-    assert not j.sentinel.exists(), "hostile code wrote the sentinel outside the run directory"
-    assert victim.read_text() == "precious\n"
-    assert snapshot(base, skip=(run,)) == before, "files changed outside the run directory"
-    assert lingering(str(tmp_path)) == [], "processes left behind"
-    assert children_of(os.getpid()) == [], "child processes left behind"
+    j.check()  # again, after the test (a test that forgot to call it is still checked)
