@@ -526,7 +526,8 @@ def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options:
                 return BuiltTestbench(design, options, exe, bdir, metrics, tool, took, False, notes, tuple(cmds[0]))
             limit_note = results[-1].limit_note
         text = read_tail(log, lines=400, max_bytes=1 << 20)
-        if _is_internal_error(text) and "expr" in metrics:
+        if _is_internal_error(text) and "expr" in metrics and not limit_note:
+            # (Under a lowered inherited limit a crash is the limit's doing, not expr coverage's.)
             # Known tool fault (expression coverage crashed Verilator on some designs):
             # rebuild without that metric, remember it for this design, and say so.
             logger.warning("Verilator internal error with expr coverage on %s; rebuilding without it", design.name)
@@ -542,7 +543,7 @@ def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options:
                              detail=f"build did not finish within {options.build_timeout_s:g} s")
         detail = next((f"{m.file}:{m.line}: {m.text}" for m in messages if m.severity == "error"),
                       "Verilator build failed")
-        if limit_note:  # a lowered inherited limit is the likeliest cause: say it first
+        if limit_note:  # a lowered inherited limit is the likeliest cause: say so with the error
             detail = f"{detail} ({limit_note})"
         return SimResult(status=Status.COMPILE_ERROR, messages=tuple(messages), build_s=took,
                          log_tail=results[-1].tail, detail=detail, notes=notes,
