@@ -19,6 +19,7 @@ from typing import Any
 
 from agent.policy import Budget, Policy, Proposal, State
 from sim.run.evaluate import SimOptions, evaluate_sv
+from sim.sandbox.outputs import write_output
 from sim.sandbox.process import Cancel
 from sim.suite import Design
 from sim.types import SimResult, Status
@@ -201,7 +202,8 @@ def _save(result: EpisodeResult, config: AgentConfig) -> None:
     config.trajectory_dir.mkdir(parents=True, exist_ok=True)
     path = config.trajectory_dir / "trajectory.json"
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result.to_json(), indent=1))
+    # Never through a symlink left at the temporary name (the folder may be a cloned workspace's).
+    write_output(tmp, json.dumps(result.to_json(), indent=1).encode())
     tmp.replace(path)  # atomic: a crash never leaves a half-written trajectory
 
 

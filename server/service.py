@@ -54,7 +54,7 @@ from sim.project.infer import AmbiguousTopError
 from sim.run.evaluate import SimOptions, tb_top_name
 from sim.run.lcov import write_lcov
 from sim.sandbox.bwrap import SandboxUnavailableError
-from sim.sandbox.outputs import UnsafeOutputError
+from sim.sandbox.outputs import UnsafeOutputError, open_dir
 from sim.tools import Verilator, find_verilator
 from sim.types import SimResult
 
@@ -252,6 +252,19 @@ def _simulate_work(project: Project, tb: Testbench, options: SimOptions, lcov: P
     return work
 
 
+def state_folder(project: Project, *parts: str) -> Path | None:
+    """`<workspace>/.benchwright/<parts>`, made, with no symlink on the way (None, logged, when there is one).
+
+    A cloned repository may ship .benchwright/ with a folder that is a symlink elsewhere.
+    """
+    try:
+        with open_dir(project.workspace, (STATE_DIR, *parts), create=True):
+            return _state_dir(project).joinpath(*parts)
+    except (UnsafeOutputError, OSError) as exc:
+        logger.warning("not writing under %s: %s", STATE_DIR, exc)
+        return None
+
+
 def save_lcov(project: Project, report: Any, lcov: Path) -> bool:
     """Write the lcov file under the workspace's .benchwright/ (a cloned repository may ship that folder).
 
@@ -421,7 +434,7 @@ def _episode_work(ls: BenchwrightServer, project: Project, settings: Settings, t
     pol = settings.policy
     config = AgentConfig(refinements=pol.rounds, target=target_of(project, settings), max_sim_calls=pol.sim_calls,
                          wall_time_s=pol.wall_seconds, sim=options,
-                         trajectory_dir=_state_dir(project) / "trajectories" / project.design.name)
+                         trajectory_dir=state_folder(project, "trajectories", project.design.name))
 
     def on_step(record: StepRecord, episode: EpisodeResult) -> None:
         best = episode.best_result
