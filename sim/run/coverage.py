@@ -224,7 +224,7 @@ def read_coverage(path: Path, *, root: Path | None = None, cap: int = COVERAGE_C
             f"Simulation terminated abnormally: coverage file {path} not found", file=str(path)
         ) from None
     except UnsafeOutputError as exc:
-        raise CoverageParseError(str(exc), file=str(path)) from None
+        raise CoverageParseError(f"{exc.reason}; not read (a run's outputs are untrusted)", file=str(path)) from None
     except OSError as exc:
         raise CoverageParseError(f"cannot read coverage file {path}: {exc.strerror or exc}", file=str(path)) from None
     if not data.strip():

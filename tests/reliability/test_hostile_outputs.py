@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -104,6 +105,7 @@ endmodule
 
 COCOTB = """\
 import os
+import re
 import subprocess
 
 import cocotb
@@ -276,6 +278,20 @@ EXPECTED = dict.fromkeys(CASES, "safe-read") | {"junk": "parser", "invalid_utf8"
                                                     "forged_coverage": "source-reader"}
 """The layer that must answer each case where the result is a `sim --json` object with --out."""
 
+REASONS = {"symlink_home": "is a symbolic link", "symlink_devzero": "is a symbolic link",
+           "symlink_dir": "is a symbolic link", "fifo": "is a named pipe (FIFO)", "socket": "is a socket",
+           "sparse": "is 200.0 MiB, over the 64.0 MiB cap", "junk": "header", "invalid_utf8": "malformed record",
+           "directory": "is a directory", "many_files": "is empty", "hardlink": "hard links (a run's own outputs have one)"}
+"""What the result must say about coverage.dat in each case (the forged one is read)."""
+
+
+def assert_reason(case: str, outcome: Outcome, where: str) -> None:
+    """The result names coverage.dat and the exact reason it was not used."""
+    if case not in REASONS:
+        return
+    said = json.dumps(outcome.answer) + "\n".join(outcome.texts)
+    assert re.search(rf'coverage\.dat:\d+: [^"\n]*{re.escape(REASONS[case])}', said), f"{where}: {said[-3000:]}"
+
 
 @pytest.fixture
 def rig(tmp_path: Path) -> Iterator[Rig]:
@@ -290,7 +306,7 @@ def cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "benchwright.cli", *args]
 
 
-def each_case(rig: Rig, figures: Any, entry: str, command: Any, mode: str = "require") -> dict[str, str]:
+def each_case(rig: Rig, figures: Any, entry: str, command: Any, reasons: bool = True) -> dict[str, str]:
     """Run every case through `command(case) -> Outcome`; check it, then count it; case -> layer."""
     layers: dict[str, str] = {}
     for case in CASES:
@@ -298,6 +314,8 @@ def each_case(rig: Rig, figures: Any, entry: str, command: Any, mode: str = "req
         figures.add(f"hostile_outputs_tried_{entry}")
         outcome = command(case)
         assert_contained(rig, outcome, f"{entry}/{case}")
+        if reasons:
+            assert_reason(case, outcome, f"{entry}/{case}")
         layers[case] = layer_of(outcome, rig.canary)
         figures.add(f"hostile_outputs_contained_{entry}")
         figures.note(f"hostile_outputs_peak_mib_{entry}_{case}", outcome.peak_rss >> 20)
@@ -371,7 +389,7 @@ def test_run_with_a_generated_testbench(rig: Rig, figures) -> None:
             outcome.texts += folder_text(out)
             return outcome
 
-        layers = each_case(rig, figures, "run", run)
+        layers = each_case(rig, figures, "run", run, reasons=False)
     # A generated testbench cannot plant anything: $system never gets past the guard.
     assert set(layers.values()) == {"guard"}, layers
 
