@@ -51,6 +51,16 @@ FRAGMENTS = st.sampled_from([
 ])
 TEXT = st.one_of(st.text(max_size=400), st.lists(FRAGMENTS, max_size=60).map("".join))
 
+# Coverage records that get past the line-level checks: `C '<key>' <count>` with keys made of
+# the real field names and separators, and counts that are sometimes not numbers. Uniform
+# fragments almost never assemble a whole record, so the key/value and count paths need these.
+KEY_PART = st.sampled_from(["\x01", "\x02", "t", "line", "branch", "page", "v_line/m", "v_toggle/", "f", "a.sv",
+                            "l", "n", "o", "h", "S", "12", "3-1", "4,6-7", "x", "", "'", " "])
+RECORD = st.builds(lambda parts, count: "C '" + "".join(parts) + "' " + count,
+                   st.lists(KEY_PART, max_size=24),
+                   st.sampled_from(["0", "7", "x", "-1", "\u0661", "\u00b2", " 3 ", "99999999999999999999"]))
+RECORDS = st.lists(RECORD, min_size=1, max_size=8).map("\n".join)
+
 
 @pytest.fixture(scope="module")
 def fuzz_seconds(figures):
@@ -74,6 +84,25 @@ def test_parse_coverage_never_crashes(figures, fuzz_seconds) -> None:
             assert exc.line >= 1  # noqa: PT017
         else:
             assert all(p.count >= 0 for p in report.points)
+
+    prop()
+
+
+def test_parse_coverage_records_never_crash(figures, fuzz_seconds) -> None:
+    b = Budget(figures, "parse_coverage_records")
+
+    @FUZZ
+    @given(RECORDS)
+    def prop(records: str) -> None:
+        if not b.tick():
+            return
+        try:
+            report = parse_coverage(HEADER + "\n" + records, source="f.dat")
+        except CoverageParseError as exc:
+            assert exc.file == "f.dat"  # noqa: PT017
+            assert exc.line >= 2  # noqa: PT017
+        else:
+            assert all(p.count >= 0 and p.kind for p in report.points)
 
     prop()
 
