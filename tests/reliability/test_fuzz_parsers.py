@@ -56,8 +56,12 @@ TEXT = st.one_of(st.text(max_size=400), st.lists(FRAGMENTS, max_size=60).map("".
 # fragments almost never assemble a whole record, so the key/value and count paths need these.
 KEY_PART = st.sampled_from(["\x01", "\x02", "t", "line", "branch", "page", "v_line/m", "v_toggle/", "f", "a.sv",
                             "l", "n", "o", "h", "S", "12", "3-1", "4,6-7", "x", "", "'", " "])
-RECORD = st.builds(lambda parts, count: "C '" + "".join(parts) + "' " + count,
-                   st.lists(KEY_PART, max_size=24),
+PAIR = st.tuples(st.sampled_from(["t", "page", "f", "l", "n", "o", "h", "S", "", "q"]),
+                 st.sampled_from(["line", "branch", "v_line/m", "v_toggle/", "a.sv", "12", "0", "x", "3-1",
+                                  "4,6-7", "", "'", " ", "\u0661"]))
+KEY = st.one_of(st.lists(PAIR, max_size=8).map(lambda pairs: "".join(f"\x01{n}\x02{v}" for n, v in pairs)),
+                st.lists(KEY_PART, max_size=24).map("".join))
+RECORD = st.builds(lambda key, count: f"C '{key}' {count}", KEY,
                    st.sampled_from(["0", "7", "x", "-1", "\u0661", "\u00b2", " 3 ", "99999999999999999999"]))
 RECORDS = st.lists(RECORD, min_size=1, max_size=8).map("\n".join)
 
