@@ -375,6 +375,31 @@ async def test_server_runs_workspace_testbench_in_the_sandbox(canaries: Canaries
     figures.add("os_sandbox_contained_server")
 
 
+async def test_lint_sees_only_the_design(canaries: Canaries, tmp_path: Path, figures) -> None:
+    """Lint-as-you-type runs Verilator on a cloned repository's files: inside the sandbox, an
+    `include` of a file outside the design finds nothing (outside it, the file's text would come
+    back in the diagnostics)."""
+    from lsp_session import start_session
+
+    ws = tmp_path / "ws"
+    design = counter_design(ws)
+    outside = canaries.home / "secret.vh"
+    outside.write_text(f"wire {SECRET.replace('-', '_')} = 1'b0 +;\n")  # a syntax error quoting the secret
+    rtl = design / "rtl" / "counter.sv"
+    text = f'`include "{outside}"\n' + COUNTER_RTL
+    figures.add("os_sandbox_tried_lint")
+    session, stop = await start_session(ws, tmp_path / "cache", {"benchwright": {"lint": {"debounceMs": 0}}},
+                                        extra_env={"HOME": str(canaries.home), "BENCHWRIGHT_SANDBOX": "require"})
+    try:
+        diagnostics = await session.diagnostics(session.open(rtl, text=text), version=1, timeout=60)
+    finally:
+        await stop()
+    said = json.dumps([d.message for d in diagnostics])
+    assert "Cannot find include file" in said, said
+    assert SECRET.replace("-", "_") not in said
+    figures.add("os_sandbox_contained_lint")
+
+
 async def test_sigkilled_server_leaves_no_simulation_behind(tmp_path: Path, figures) -> None:
     from lsp_session import start_session
 
