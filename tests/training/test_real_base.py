@@ -70,8 +70,8 @@ def test_smollm2_dequantise_lora_merge_export_reload(tmp_path: Path) -> None:
     pytest.importorskip("peft")
     llama_cpp = pytest.importorskip("llama_cpp")
     from training.config import SFTConfig
-    from training.export.model import export_model
     from training.data.chat import make_record
+    from training.export.model import export_model
     from training.sft.gguf_base import dequantize_to_hf
     from training.sft.train import train_stage
 
