@@ -41,6 +41,8 @@ class Failure:
     """The inputs in force when it failed (the changed ones and those at corner values)."""
     avoid: tuple[Op, ...] = ()
     """`avoid` rules learned from it."""
+    step: int = 0
+    """For a failing `random` operation: the step that was running (its earlier steps are legal)."""
 
     def describe(self) -> str:
         """`DIDNOTCONVERGE when start=1 and divisor=0`."""
@@ -142,7 +144,7 @@ def analyse_failure(t: Target, program: Program, result: SimResult, blamed: Sequ
             now = list(steps[step][0])
             prev = list(steps[step - 1][0]) if step > 0 else before
             shown, rules = _rules(t, now, prev, blamed)
-            return Failure(reason, k, shown, rules)
+            return Failure(reason, k, shown, rules, step)
     if failing.name == "set":
         now = list(before)
         for name, v in failing.args:

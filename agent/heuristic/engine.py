@@ -17,17 +17,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agent.heuristic import harness as hx
 from agent.heuristic import steer as sr
 from agent.heuristic.blame import summarize_failures
 from agent.heuristic.program_search import (
+    Entry,
     ProgramSearch,
     ProgramSearchConfig,
     ProgramSearchResult,
     chapters,
+    set_cover,
 )
 from agent.heuristic.spec_hints import mine_spec
-from agent.heuristic.stimulus import Hints
+from agent.heuristic.stimulus import Hints, make_layout
 from agent.policy import Budget, Proposal, State
 from agent.program.encode import DATA_FILE, encode
 from agent.program.interfaces import recognise
@@ -62,6 +63,9 @@ COVERAGE_SHARE = 0.85
 
 MAX_TB_LINES = 300
 """A final testbench longer than this gets its programs shrunk (a person reads every line)."""
+
+ASSEMBLY_CALLS = 12
+"""Simulator calls held back to chain the kept programs into the final one (one per program)."""
 
 SHRINK_SHARE = 0.15
 """Share of a proposal's simulator calls held back for shrinking the programs when the
@@ -136,7 +140,7 @@ def _read_lines(path: str) -> list[str] | None:
 
 def make_target(design: Design, iface: DesignInterface, strategy: str) -> tuple[Target, Hints]:
     """The design as programs see it, and the hints the search starts from."""
-    layout = hx.make_layout(design, iface)
+    layout = make_layout(design, iface)
     if strategy == "random":
         hints = sr.plain_hints(layout)
         return Target(layout, recognise(layout), hints.palettes), hints
@@ -218,10 +222,21 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
     hunting = objective == "coverage+mutation"
     coverage_share = max(MIN_SHARE // 2, int(share * COVERAGE_SHARE)) if hunting else share
     stopped_by_wall = False
+    # The call plan: search, (shrink when the testbench would be too long), search on,
+    # chain the kept programs (one call each, at most ASSEMBLY_CALLS), verify (final_calls).
+    # `stop_at` moves per phase; the calls kept for chaining follow the size of the cover.
+    stop_at = coverage_share - final_calls
+    search: ProgramSearch | None = None
+
+    def assembly() -> int:
+        if strategy == "random" or search is None or len(search.corpus) < 2:
+            return 0
+        return min(ASSEMBLY_CALLS, len(set_cover(search.corpus)))
 
     def should_stop() -> bool:
         nonlocal stopped_by_wall
-        if budget.sim_calls <= final_calls or calls >= coverage_share - final_calls:
+        reserve = assembly()
+        if budget.sim_calls <= final_calls + reserve or calls >= stop_at - reserve:
             return True
         if budget.left_s() <= reserve_s:
             stopped_by_wall = True
@@ -236,8 +251,9 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
         if holes:
             hints = steerer(hints, holes)
 
-    def blame(res: SimResult) -> Sequence[str]:
-        return sr.blamed_fields(target.layout, res.log_tail, _read_lines)
+    def blame(res: SimResult) -> tuple[Sequence[str], bool]:
+        return (sr.blamed_fields(target.layout, res.log_tail, _read_lines),
+                sr.inputs_only(target.layout, res.log_tail, _read_lines))
 
     cfg = config or ProgramSearchConfig(seed=seed, strategy=strategy)
     initial = parse_testbench(previous, target) if previous else None
@@ -246,15 +262,25 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
     if initial and strategy != "random":
         search.continue_from(chapters(initial))
     # Search, but hold some calls back in case the programs need shrinking to stay readable.
-    limit = coverage_share
-    coverage_share = max(MIN_SHARE // 2, int(limit * (1 - SHRINK_SHARE)))
+    end = stop_at
+    stop_at = end - int(coverage_share * SHRINK_SHARE) if strategy != "random" else end
     search.run()
-    coverage_share = limit
+    stop_at = end
     if strategy != "random" and _tb_lines(target, search.result(), design) > MAX_TB_LINES:
         search.shrink(should_stop)
-    search.run()
-    result = search.result()
+    if _tb_lines(target, search.result(), design) <= MAX_TB_LINES:
+        search.run()
+    result = fit_lines(target, search.result(), design)
     program = result.program
+    starts = _starts(result)
+    if strategy != "random" and len(result.entries) > 1:
+        # Judged alone, the programs must also add up when they run one after another.
+        program, kept, assembled = search.assemble(
+            result.entries, lambda: budget.sim_calls <= final_calls or calls >= coverage_share - final_calls)
+        if assembled is not None and assembled.coverage is not None:
+            covered = sum(m.covered for m in assembled.coverage.metrics.values())
+            result = replace(result, entries=tuple(e for _, e in kept), covered=covered)
+            starts = tuple(at for at, _ in kept)
     hunted = ""
     if hunting:
         from agent.heuristic.mutation_objective import mutation_phase
@@ -269,7 +295,7 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
 
         program, hunted = mutation_phase(design, target, program, hints=hints, steerer=steerer, seed=seed,
                                          options=options, cap=mutation_cap, should_stop=hunt_stop, count=count)
-    tb = render_final(target, result, program, strategy, design)
+    tb = render_final(target, result, program, strategy, design, starts)
     final: SimResult | None = None
     note = "stopped by the wall-clock limit before the simulator-call budget was spent" if stopped_by_wall else ""
     if verify and budget.sim_calls > 0:
@@ -284,6 +310,18 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
     report = EngineReport(strategy, result, final, calls, time.monotonic() - start, reproduced, note, cocotb, hunted,
                           program)
     return tb, report
+
+
+def fit_lines(target: Target, result: ProgramSearchResult, design: Design) -> ProgramSearchResult:
+    """`result` without the programs that add the fewest points, until its testbench fits MAX_TB_LINES."""
+    entries = list(result.entries)
+    while len(entries) > 1 and _tb_lines(target, replace(result, entries=tuple(entries)), design) > MAX_TB_LINES:
+        def unique(e: Entry) -> int:
+            others = frozenset().union(*(o.covered for o in entries if o is not e))
+            return len(e.covered - others)
+        entries.remove(min(entries, key=lambda e: (unique(e), -len(e.program))))
+    covered = len(frozenset().union(*(e.covered for e in entries))) if entries else 0
+    return replace(result, entries=tuple(entries), covered=covered)
 
 
 def _tb_lines(target: Target, result: ProgramSearchResult, design: Design) -> int:
@@ -302,19 +340,27 @@ def _cocotb(target: Target, program: Program) -> str:
     return render_cocotb(target, program)
 
 
-def render_final(target: Target, result: ProgramSearchResult, program: Program, strategy: str,
-                 design: Design) -> str:
-    """The testbench of a search: its programs as task calls, a comment per program saying what it added."""
-    notes = [f"design {design.name}; {len(result.trials)} trials, {len(result.entries)} programs kept; "
-             f"the programs cover {result.covered} of {result.total} points one by one"]
-    phases: list[tuple[int, str]] = []
-    at = 0
-    seen: set[str] = set()
+def _starts(result: ProgramSearchResult) -> tuple[int, ...]:
+    """Index of each entry's first operation in `result.program`."""
+    out, at = [], 0
     for k, entry in enumerate(result.entries):
+        out.append(at)
+        at += len([o for o in entry.program.ops if o.name != "avoid" or k == 0])
+    return tuple(out)
+
+
+def render_final(target: Target, result: ProgramSearchResult, program: Program, strategy: str,
+                 design: Design, starts: Sequence[int] | None = None) -> str:
+    """The testbench of a search: its programs as task calls, a comment per program saying what it added."""
+    notes = [f"design {design.name}; {len(result.trials)} trials, {len(result.entries)} programs kept, "
+             f"covering {result.covered} of {result.total} points together"]
+    phases: list[tuple[int, str]] = []
+    seen: set[str] = set()
+    for k, (at, entry) in enumerate(zip(starts if starts is not None else _starts(result), result.entries,
+                                        strict=True)):
         new = len(entry.covered - seen)
         seen |= entry.covered
         phases.append((at, f"program {k + 1} (trial {entry.trial}, {entry.label}): +{new} points"))
-        at += len([o for o in entry.program.ops if o.name != "avoid" or k == 0])
     if result.failures:
         notes += summarize_failures(result.failures)[:3]
     title = "a stimulus program found by the Benchwright engine" if strategy == "heuristic" \

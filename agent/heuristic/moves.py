@@ -109,8 +109,33 @@ def gen_random(rng: random.Random, t: Target, h: Hints) -> list[Op]:
 
 
 def gen_hold(rng: random.Random, t: Target, h: Hints) -> list[Op]:
-    """Leave the inputs alone while timers and counters run."""
-    return [op("hold", rng.choice((10, 50, 200, 1000, 4000)))]
+    """A few random vectors, each held for a long time (counters, timeouts, baud dividers), or a plain wait."""
+    if rng.random() < 0.3:
+        return [op("hold", rng.choice((10, 50, 200, 1000, 4000)))]
+    out: list[Op] = []
+    for _ in range(rng.randint(1, 3)):
+        out += [op("random", 1, seed(rng), pal=60, keep=0), op("hold", rng.choice((16, 64, 300, 1100, 5000)))]
+    return out
+
+
+def gen_slow(rng: random.Random, t: Target, h: Hints) -> list[Op]:
+    """Multi-bit inputs held at a small or mined value while 1-bit inputs change slowly.
+
+    Serial protocols (UART, SPI, I2C) need a small divider held still and a line held for
+    whole bit times: a shape uniform random values almost never produce.
+    """
+    values: dict[str, int] = {}
+    for f in t.fields:
+        if f.reset or f.bits == 1:
+            continue
+        pal = t.palettes.get(f.name, ())
+        values[f.name] = rng.randint(0, min(4, f.mask)) if rng.random() < 0.5 or not pal else rng.choice(pal) & f.mask
+    bits = tuple(f.name for f in t.fields if f.bits == 1 and not f.reset)
+    out: list[Op] = [assigns("set", values)] if values else []
+    if bits:
+        out.append(op("random", rng.choice((10, 20, 40)), seed(rng), pal=0, keep=50,
+                      maxhold=rng.choice((2, 4, 8, 16, 64)), only=bits))
+    return out or gen_hold(rng, t, h)
 
 
 def gen_steer(rng: random.Random, t: Target, h: Hints) -> list[Op]:
@@ -154,14 +179,29 @@ def gen_sequence(rng: random.Random, t: Target, h: Hints) -> list[Op]:
 
 
 def gen_bus(rng: random.Random, t: Target, h: Hints) -> list[Op]:
-    """Bus transactions: a write or read of a known register, or a burst of writes over all of them."""
+    """Bus transactions: one write or read, a pass over every register, or a burst on one address.
+
+    A burst of writes with varied data fills a FIFO behind a data register (every entry and
+    every bit both ways); a burst of reads drains one.
+    """
     bus = rng.choice(t.interfaces.buses)
     addresses = bus.addresses or (0,)
     roll = rng.random()
-    if roll < 0.25:
+    if roll < 0.2:
         return [op("bus_write", bus.name, a, _bus_data(rng, t, bus)) for a in addresses[:12]]
-    if roll < 0.5:
+    if roll < 0.35:
         return [op("bus_read", bus.name, rng.choice(addresses)) for _ in range(rng.randint(1, 4))]
+    if roll < 0.6:
+        addr = rng.choice(addresses)
+        count = rng.choice((4, 8, 16, 20))
+        mask = (1 << max(1, bus.data_bits)) - 1
+        style = rng.choice(("random", "checker", "ramp"))
+        data = [rng.getrandbits(8) if style == "random" else (0x55 if k % 2 else 0xAA) if style == "checker"
+                else (k * 0x11) & 0xFF for k in range(count)]
+        return [op("bus_write", bus.name, addr, d & mask) for d in data]
+    if roll < 0.7:
+        addr = rng.choice(addresses)
+        return [op("bus_read", bus.name, addr) for _ in range(rng.choice((4, 8, 16)))]
     return [op("bus_write", bus.name, rng.choice(addresses), _bus_data(rng, t, bus)),
             *([op("bus_read", bus.name, rng.choice(addresses))] if rng.random() < 0.5 else [])]
 
@@ -211,7 +251,8 @@ def gen_serial(rng: random.Random, t: Target, h: Hints) -> list[Op]:
         return [op("loopback", s.name, on=rng.choice((0, 1)))]
     periods = s.periods or (16,)
     period = periods[0] if rng.random() < 0.5 else rng.choice(periods)
-    frames = tuple(rng.choice((0x55, 0xAA, 0x00, 0xFF, rng.randrange(256))) for _ in range(rng.randint(1, 4)))
+    count = rng.choice((1, 2, 4, 4, 8, 16))
+    frames = tuple(rng.choice((0x55, 0xAA, 0x00, 0xFF, rng.randrange(256), rng.randrange(256))) for _ in range(count))
     if rng.random() < 0.1:
         frames = (*frames, 0x100)  # a break
     return [op("serial", s.name, period, frames, parity=rng.choice(("none", "none", "even", "odd")),
@@ -248,6 +289,7 @@ def gen_corners(rng: random.Random, t: Target, h: Hints) -> list[Op]:
 GENERATORS: dict[str, tuple[Gen, str]] = {
     "random": (gen_random, ""),
     "hold": (gen_hold, ""),
+    "slow": (gen_slow, ""),
     "steer": (gen_steer, ""),
     "sequence": (gen_sequence, ""),
     "corners": (gen_corners, ""),
@@ -272,31 +314,104 @@ def generators_for(t: Target) -> tuple[str, ...]:
 # ---------------------------------------------------------------------------- programs
 
 
-def opening(rng: random.Random, t: Target, h: Hints, avoid: Sequence[Op] = ()) -> Program:
-    """The first program: reset, background answers, setup writes, config, then a mix of everything."""
-    ops: list[Op] = [op("reset"), *avoid]
+def _background(rng: random.Random, t: Target) -> list[Op]:
+    """Start every responder and sink (a design that asks must be answered from the start)."""
     ifs = t.interfaces
-    ops += [op("respond", r.name, seed=seed(rng)) for r in ifs.responders]
-    ops += [op("sink", s.name, seed=seed(rng)) for s in ifs.sinks]
+    return [*(op("respond", r.name, seed=seed(rng)) for r in ifs.responders),
+            *(op("sink", s.name, seed=seed(rng)) for s in ifs.sinks)]
+
+
+def _setup_writes(t: Target) -> list[Op]:
+    """Fill every discovered table, then every register (tables first: an enable often comes last)."""
+    ifs = t.interfaces
     tables = [n for n, wp in ifs.ports if wp.kind == "memory"]
     registers = [n for n, wp in ifs.ports if wp.kind != "memory"]
-    ops += [op("fill", n, pattern="ramp") for n in tables + registers]
+    return [op("fill", n, pattern="ramp") for n in tables + registers]
+
+
+def _period(t: Target) -> int:
+    """The most likely serial bit period (a parameter named like one), else 16."""
+    for s in t.interfaces.serials:
+        if s.periods:
+            return s.periods[0]
+    return 16
+
+
+def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Program]]:
+    """The first programs: one per kind of use the design's interfaces suggest, most general first.
+
+    - `stimulus`: corner values, walking bits, mixed and slow random (any design);
+    - `setup`: tables and registers written through their write ports, then the datapath;
+    - `bus`: every register read, written with mined or small values, read back, then a mix;
+    - `serial`: registers written with the bit period (a divisor takes it, a reset bit clears),
+      frames sent at that period, then the same with the design's own output looped back;
+    - `requester`: memory answered with decodable words, time to run (a CPU executes);
+    - `stream`: packets on every stream with the outputs drained.
+    """
+    ifs = t.interfaces
+    out: list[tuple[str, Program]] = []
+    base = [op("reset"), *_background(rng, t)]
+    stimulus = [*base, *_setup_writes(t)]
+    if not ifs.responders:
+        stimulus += [op("corners"), op("walk")]
+    stimulus += [op("random", 150, seed(rng), pal=40, keep=30), op("random", 40, seed(rng), pal=40, keep=60, maxhold=4),
+                 *gen_slow(rng, t, h)]
+    out.append(("stimulus", Program(tuple(stimulus))))
+    if ifs.ports:
+        quiet = tuple(sorted({n for _, wp in ifs.ports for n, _ in wp.enable}))
+        others = tuple(f.name for f in t.fields if not f.reset and f.name not in quiet)
+        datapath = op("random", 250, seed(rng), pal=50, keep=30, only=others) if others else \
+            op("random", 250, seed(rng), pal=50, keep=30)
+        out.append(("setup", Program((*base, *_setup_writes(t), datapath))))
     for bus in ifs.buses:
-        ops += [op("bus_read", bus.name, a) for a in bus.addresses[:8]]
-        ops += [op("bus_write", bus.name, a, _bus_data(rng, t, bus, safe=True)) for a in bus.addresses[:8]]
-    for s in ifs.serials:
-        if s.partner:
-            ops.append(op("loopback", s.name))
-        ops += gen_serial(random.Random(rng.random()), t, h)
+        addrs = bus.addresses[:8]
+        ops = [*base, *(op("bus_read", bus.name, a) for a in addrs),
+               *(op("bus_write", bus.name, a, _bus_data(rng, t, bus, safe=True)) for a in addrs),
+               op("hold", 50), *(op("bus_read", bus.name, a) for a in addrs)]
+        for _ in range(3):
+            ops += gen_bus(rng, t, h)
+        out.append((f"bus {bus.name}", Program(tuple(ops))))
+    if ifs.serials:
+        period = _period(t)
+        ops = list(base)
+        for bus in ifs.buses:
+            ops += [op("bus_write", bus.name, a, period) for a in bus.addresses[:8]]
+        idle = 20 * period
+        for s in ifs.serials:
+            ops += [op("hold", idle), op("serial", s.name, period, (0x55, 0xA5, 0x00, 0xFF))]
+        ops.append(op("hold", 12 * period))
+        for bus in ifs.buses:
+            ops += [op("bus_read", bus.name, a) for a in bus.addresses[:8] for _ in range(2)]
+        out.append(("serial", Program(tuple(ops))))
+        looped = [s for s in ifs.serials if s.partner]
+        if looped:
+            ops = list(base)
+            for bus in ifs.buses:
+                ops += [op("bus_write", bus.name, a, period) for a in bus.addresses[:8]]
+            ops += [op("loopback", s.name) for s in looped] + [op("hold", idle)]
+            for bus in ifs.buses:
+                ops += [op("bus_write", bus.name, a, d) for d in (0x55, 0xA5) for a in bus.addresses[:8]]
+            ops.append(op("hold", 30 * period))
+            for bus in ifs.buses:
+                ops += [op("bus_read", bus.name, a) for a in bus.addresses[:8] for _ in range(2)]
+            out.append(("serial loopback", Program(tuple(ops))))
     if ifs.responders:
-        ops.append(op("hold", 2000))
-    else:
-        ops += [op("corners"), op("walk")]
-    ops += [op("random", 150, seed(rng), pal=40, keep=30)]
-    for s in ifs.streams:
-        ops.append(op("send", s.name, 4, seed=seed(rng)))
-    ops += [op("random", 40, seed(rng), pal=40, keep=60, maxhold=4)]
-    return _trim(t, Program(tuple(ops)))
+        out.append(("requester", Program((*base, op("hold", 4000)))))
+    if ifs.streams:
+        ops = list(base)
+        for s in ifs.streams:
+            for lane in range(min(4, max(1, s.lanes))):
+                ops += [op("send", s.name, n, seed=seed(rng), lane=lane) for n in (1, 4, 8)]
+        ops += [op("hold", 20), *(op("sink", k.name, ready=50, seed=seed(rng)) for k in ifs.sinks)]
+        for s in ifs.streams:
+            ops.append(op("send", s.name, 16, seed=seed(rng), gap=30))
+        out.append(("stream", Program(tuple(ops))))
+    return [(name, _trim(t, p)) for name, p in out]
+
+
+def opening(rng: random.Random, t: Target, h: Hints) -> Program:
+    """The first scenario (kept for callers that want one program)."""
+    return scenarios(rng, t, h)[0][1]
 
 
 def _trim(t: Target, p: Program) -> Program:

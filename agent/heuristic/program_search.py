@@ -40,8 +40,9 @@ Runner = Callable[[Program], SimResult]
 Steerer = Callable[[Hints, Sequence[UncoveredPoint]], Hints]
 """Re-biases the hints toward the points still uncovered."""
 
-Blamer = Callable[[SimResult], Sequence[str]]
-"""Names the inputs a failed run's assertion message points at."""
+Blamer = Callable[[SimResult], tuple[Sequence[str], bool]]
+"""Names the inputs a failed run's error points at, and whether the failing check reads only inputs
+(then the input combination itself is to avoid; otherwise it also depends on the design's state)."""
 
 MOVES: tuple[str, ...] = ("extend", "extend", "extend", "mutate", "splice", "fresh")
 """Move kinds (extend is drawn three times as often before the bandit learns)."""
@@ -200,6 +201,7 @@ class ProgramSearch:
         self.gains: dict[str, int] = {}
         self.best: SimResult | None = None
         self.best_entry: Entry | None = None
+        self.openings: list[tuple[str, Program]] | None = None
         gens = moves.generators_for(t)
         self.bandit = _Bandit([*MOVES[:1], *(f"extend:{g}" for g in gens), "mutate", "splice", "fresh"])
 
@@ -261,6 +263,9 @@ class ProgramSearch:
         return self.rng.choice(self.corpus)
 
     def _fresh(self) -> Program:
+        if self.rng.random() < 0.4:
+            # A scenario again, with new seeds and values.
+            return self.rng.choice(moves.scenarios(self.rng, self.t, self.hints))[1]
         gens = moves.generators_for(self.t)
         ops: list[Op] = [op("reset")]
         for _ in range(self.rng.randint(1, 3)):
@@ -272,8 +277,11 @@ class ProgramSearch:
         cfg = self.config
         if cfg.strategy == "random":
             return self._random_candidate()
-        if not self.trials:
-            return "opening", moves.opening(self.rng, self.t, self.hints), None
+        if self.openings is None:
+            self.openings = moves.scenarios(self.rng, self.t, self.hints)
+        if self.openings:
+            name, program = self.openings.pop(0)
+            return f"scenario {name}", program, None
         arm = self.bandit.pick(self.rng)
         parent = self._parent()
         if parent is None or arm == "fresh":
@@ -332,19 +340,31 @@ class ProgramSearch:
                 self._learn(result, program, parent, label)
 
     def _learn(self, result: SimResult, program: Program, parent: Entry | None, label: str) -> None:
-        """A failed run: remember what was in force, keep the inputs quiet, try the legal prefix."""
-        blamed = tuple(self.blame(result)) if self.blame is not None else ()
+        """A failed run: remember what was in force, keep the inputs quiet, try the legal prefix.
+
+        A failure no check on the design's state explains (DIDNOTCONVERGE, a `$fatal` under
+        a condition on inputs) becomes `avoid` rules; one that also depends on state (a FIFO
+        popped while empty) quiets the inputs it names instead: avoiding `pop=1` would
+        starve the design.
+        """
+        blamed, stateless = self.blame(result) if self.blame is not None else ((), True)
+        blamed = tuple(blamed)
         if blamed:
             self.hints = replace(self.hints, quiet=tuple(dict.fromkeys([*self.hints.quiet, *blamed])))
         failure = analyse_failure(self.t, program, result, blamed)
         self.failures.append(failure)
         if self.config.strategy == "random":
             return
-        for rule in failure.avoid:
-            if rule not in self.avoid and len(self.avoid) < MAX_AVOID:
-                self.avoid.append(rule)
-        if failure.op_index is not None and failure.op_index > 1:
-            prefix = moves.with_avoid(Program(program.ops[: failure.op_index]), self.avoid)
+        if stateless or not blamed:
+            for rule in failure.avoid:
+                if rule not in self.avoid and len(self.avoid) < MAX_AVOID:
+                    self.avoid.append(rule)
+        if failure.op_index is not None and (failure.op_index > 1 or failure.step):
+            ops = list(program.ops[: failure.op_index])
+            failing = program.ops[failure.op_index]
+            if failure.step and failing.name == "random":
+                ops.append(failing.with_arg("cycles", failure.step))  # the steps before the failing one
+            prefix = moves.with_avoid(Program(tuple(ops)), self.avoid)
             text = format_program(prefix)
             if text not in self.tried:
                 self.tried.add(text)
@@ -394,6 +414,37 @@ class ProgramSearch:
         self.corpus[self.corpus.index(entry)] = new
         chosen[chosen.index(entry)] = new
         return 0
+
+    def assemble(self, entries: Sequence[Entry], should_stop: Callable[[], bool]
+                 ) -> tuple[Program, tuple[tuple[int, Entry], ...], SimResult | None]:
+        """Chain the chosen programs into one and keep each only if it adds points *in that context*.
+
+        Programs were judged alone, from power-up; one after another, each starts from its
+        own reset but after the previous ones (registers without a reset keep their values),
+        so a program can cover less there. Every step runs the chain so far plus the next
+        program (one call each); the last kept run is exactly what the final testbench covers.
+        Returns the chain, (index of its first operation, entry) per kept program, and the last run.
+        """
+        ops: list[Op] = []
+        keys: frozenset[str] = frozenset()
+        last: SimResult | None = None
+        chosen: list[tuple[int, Entry]] = []
+        avoid_done = False
+        for entry in entries:
+            if should_stop() and last is not None:
+                break
+            body = [o for o in entry.program.ops if o.name != "avoid" or not avoid_done]
+            trial = Program(tuple(ops + body))
+            res = self.runner(trial)
+            got = covered_keys(res) if res.status == Status.OK else frozenset()
+            kept = res.status == Status.OK and (last is None or (len(got - keys) > 0 and len(got) > len(keys)))
+            self.trials.append(Trial(len(self.trials), "assemble", len(self.union), max(0, len(got) - len(keys)),
+                                     kept, res.status.value))
+            if kept:
+                chosen.append((len(ops), entry))
+                ops, keys, last = list(trial.ops), got, res
+                avoid_done = avoid_done or any(o.name == "avoid" for o in body)
+        return Program(tuple(ops)), tuple(chosen), last
 
     def result(self) -> ProgramSearchResult:
         """The set cover of the corpus and the search's record."""

@@ -2,9 +2,8 @@
 
 A design's driven inputs form a `Layout` (every non-clock input, resets included). One
 `Step` holds a value for every field and a cycle count; a `Segment` is a labelled run of
-steps. The value helpers here (palettes, corners, packing) are pure; the seeded
-generators that produce segments live in `generators.py`, `search.py` runs segments
-through the compiled harness and `harness.py` renders them as SystemVerilog.
+steps. The value helpers here (palettes, corners, packing) are pure. Programs
+(`agent.program`) drive these fields; `make_layout` reads them off a design interface.
 """
 
 from __future__ import annotations
@@ -15,7 +14,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from sim.analysis.interface import DesignInterface
 from sim.analysis.write_ports import WritePort
+from sim.suite import Design
 
 QUIET_IDLE = 0.6
 """Probability that a quiet field (one an assertion complained about) stays idle in a step."""
@@ -296,3 +297,28 @@ def flatten(segments: Iterable[Segment]) -> tuple[Step, ...]:
 def is_handshake(f: Field) -> bool:
     """True for a 1-bit non-reset field named like valid/ready/enable/request."""
     return f.width == 1 and f.count == 1 and not f.reset and bool(HANDSHAKE_RE.search(f.name))
+
+
+# ----------------------------------------------------------------------------- layout
+
+
+HALF_PERIODS = (5, 7, 11, 13, 17, 19, 23)
+"""Half periods (ns) given to the clocks, in order: distinct so multi-clock designs see drift."""
+
+def make_layout(design: Design, iface: DesignInterface) -> Layout:
+    """The harness layout of a design: every non-clock input is a field, in port order."""
+    clocks = set(iface.clocks) | {p.name for p in iface.ports if p.is_clock}
+    resets = dict(iface.resets)
+    fields: list[Field] = []
+    ports: list[Signal] = []
+    for p in iface.ports:
+        width = max(1, p.width)
+        ports.append(Signal(p.name, p.direction, width, tuple(p.unpacked), p.signed))
+        if p.direction != "input" or p.name in clocks:
+            continue
+        is_reset = p.name in resets or p.is_reset
+        low = resets.get(p.name, bool(p.reset_active_low))
+        fields.append(Field(p.name, width, tuple(p.unpacked), p.signed, is_reset, low if is_reset else False))
+    ordered = [c for c in iface.clocks if c in clocks] + sorted(clocks - set(iface.clocks))
+    clock_list = tuple(Clock(name, HALF_PERIODS[i % len(HALF_PERIODS)]) for i, name in enumerate(ordered))
+    return Layout(design.top, design.dut_instance, tuple(fields), clock_list, tuple(ports))

@@ -95,7 +95,7 @@ SPECS: tuple[OpSpec, ...] = (
         Arg("seed", "seed", None, 1, (1 << 32) - 1, "seed of the generator (runs reproduce)", hex=True),
         Arg("pal", "int", 40, 0, 100, "percent of values drawn from the design's interesting constants"),
         Arg("keep", "int", 30, 0, 100, "percent of fields that keep their value in a step"),
-        Arg("maxhold", "int", 1, 1, 16, "each step lasts 1..maxhold cycles"),
+        Arg("maxhold", "int", 1, 1, 64, "each step lasts 1..maxhold cycles"),
         Arg("resets", "int", 0, 0, 100, "per-mille chance per step of a reset pulse"),
         Arg("only", "names:field", (), doc="drive only these inputs (default: every non-reset input)"),
     ), "seeded random values on the inputs"),

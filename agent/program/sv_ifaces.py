@@ -184,7 +184,7 @@ def _fill_task(t: Target, r: Iface, dw: int) -> list[str]:
                   f"w = ({dw}'(bw_bits({dw})) & ~BW_{n.upper()}_TM[j]) | BW_{n.upper()}_TV[j];"]
     for g, (lsb, width, field_values) in enumerate(() if r.templates else _decode_order(r)):
         lits = ", ".join(f"{width}'h{v:x}" for v in field_values)
-        lines.append(f"localparam logic [{width - 1}:0] BW_{n.upper()}_F{g} [{len(values)}] = '{{{lits}}};")
+        lines.append(f"localparam logic [{width - 1}:0] BW_{n.upper()}_F{g} [{len(field_values)}] = '{{{lits}}};")
         pick = f"w[{lsb} +: {width}] = BW_{n.upper()}_F{g}[bw_rand() % {len(field_values)}];"
         decode.append(pick if g == len(_decode_order(r)) - 1 else f"if (bw_rand() % 5 != 0) {pick}")
     return [

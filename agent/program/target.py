@@ -70,8 +70,10 @@ class Target:
         return tuple(DrawField(f.bits, self.palette(f), f.reset) for f in self.fields)
 
     def palette(self, f: Field) -> tuple[int, ...]:
-        """A field's palette as the testbench holds it: none for arrays and 1-bit inputs (both values
-        are as likely as a palette would make them)."""
+        """A field's palette as the testbench holds it.
+
+        None for arrays and 1-bit inputs (both values are as likely as a palette would make them).
+        """
         return () if f.dims or f.bits == 1 else tuple(self.palettes.get(f.name, ()))
 
     def outputs(self) -> tuple[tuple[str, int], ...]:

@@ -162,6 +162,9 @@ def parse_op(line: str, where: str = "") -> Op:
             position += 1
         else:
             raise ProgramError(f"{where}: {name}: unexpected {word!r}")
+    missing = [a.name for a in spec.args if a.required and a.name not in given]
+    if missing:
+        raise ProgramError(f"{where}: {name}: missing {', '.join(missing)}")
     return canonical(Op(name, tuple(given.items())))
 
 

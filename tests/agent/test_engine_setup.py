@@ -8,11 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.heuristic import generators as gen
-from agent.heuristic import search as se
+from agent.heuristic import moves
 from agent.heuristic import steer as sr
 from agent.heuristic.spec_hints import literals, mine_spec
-from agent.heuristic.stimulus import Field, Hints, Layout
+from agent.heuristic.stimulus import Clock, Field, Hints, Layout, Signal
+from agent.program import sv_ifaces
+from agent.program.interfaces import recognise
+from agent.program.ops import check
+from agent.program.target import Target
 from sim.analysis.expr_points import split_terms
 from sim.analysis.write_ports import WritePort
 
@@ -29,54 +32,39 @@ CONTROL = WritePort("enable", "register", "unit.sv", 20, depth=1, width=1, enabl
                     idle=(("cfg_we", 0),), address="cfg_addr", addresses=(0x100,), data=(("cfg_wdata", 0, 1),))
 
 
-def col(name: str) -> int:
-    index = LAYOUT.index(name)
-    assert index is not None
-    return index
+def _target() -> Target:
+    ports = (Signal("clk", "input", 1), *(Signal(f.name, "input", f.width) for f in LAYOUT.fields),
+             Signal("y", "output", 16))
+    layout = Layout(LAYOUT.top, LAYOUT.instance, LAYOUT.fields, (Clock("clk", 5),), ports)
+    return Target(layout, recognise(layout, write_ports=(CONTROL, TABLE)), {"r": (0, 7, 0xFF)})
 
 
-def test_pattern_values_span_the_range_and_flip_every_bit() -> None:
-    rng = random.Random(0)
-    ramp = [gen.pattern_value("ramp", k, 4, 8, rng) for k in range(4)]
-    assert ramp[0] == 0
-    assert ramp[-1] == 0xFF
-    assert ramp == sorted(ramp)
-    assert [gen.pattern_value("ramp-down", k, 4, 8, rng) for k in range(4)] == ramp[::-1]
-    recip = [gen.pattern_value("reciprocal", k, 4, 8, rng) for k in range(4)]
-    assert recip == [0xFF, 128, 85, 64]
-    checker = {gen.pattern_value("checker", k, 4, 8, rng) for k in range(2)}
-    assert checker == {0x55, 0xAA}
-    assert gen.pattern_value("palette", 3, 4, 8, rng, (7, 9)) == 9
+def test_setup_scenario_writes_tables_then_registers_then_streams_with_writes_idle() -> None:
+    t = _target()
+    assert [n for n, _ in t.interfaces.ports] == ["enable", "table"]
+    scenarios = dict(moves.scenarios(random.Random(1), t, Hints(palettes=t.palettes)))
+    setup = scenarios["setup"]
+    check(setup, t.scope)
+    fills = [o.word("port") for o in setup.ops if o.name == "fill"]
+    assert fills == ["table", "enable"]  # tables first: an enable often has to come last
+    datapath = setup.ops[-1]
+    assert datapath.name == "random"
+    assert "cfg_we" not in datapath.get("only") and "valid_in" in datapath.get("only")
 
 
-def test_setup_segment_writes_each_entry_then_streams_with_writes_idle() -> None:
-    hints = Hints(palettes={f.name: () for f in LAYOUT.fields}, writes=(TABLE, CONTROL))
-    seg = gen.setup_segment(random.Random(1), LAYOUT, hints, 200, pattern="ramp")
-    writes = list(seg.steps[:5])
-    assert [s.values[col("cfg_addr")] for s in writes] == [0, 1, 2, 3, 0x100]
-    assert all(s.values[col("cfg_we")] == 1 for s in writes)
-    assert all(s.values[col("rst_n")] == 1 for s in seg.steps)  # reset held inactive throughout
-    assert [s.values[col("cfg_wdata")] for s in writes[:4]] == [0, 0x5555, 0xAAAA, 0xFFFF]
-    assert writes[4].values[col("cfg_wdata")] & 1 == 1  # the ramp's last value sets ENABLE
-    use = seg.steps[5:]
-    assert len(use) == 200
-    idle_share = sum(s.values[col("cfg_we")] == 0 for s in use) / len(use)
-    assert idle_share > 0.85  # the written configuration is left alone while streaming
-    assert "table" in seg.label
-    assert "then stream" in seg.label
+def test_the_fill_patterns_span_the_range_and_flip_every_bit() -> None:
+    lines = "\n".join(sv_ifaces.pattern_function())
+    for pattern in ("ramp", "down", "recip", "checker"):
+        assert sv_ifaces.PATTERN_CODES[pattern] in range(8)
+    assert "{BW_W{2'b01}}" in lines and "(m + 1) / (k + 1)" in lines
 
 
-def test_search_opens_with_the_write_phase_and_offers_the_setup_arm() -> None:
-    hints = Hints(palettes={f.name: () for f in LAYOUT.fields}, writes=(TABLE,))
-    first = se.first_segment(random.Random(0), LAYOUT, hints, "heuristic", 200)
-    assert "write tables" in first.label
-    after_reset = [s for s in first.steps if s.values[col("rst_n")] == 1]
-    assert [s.values[col("cfg_addr")] for s in after_reset[1:5]] == [0, 1, 2, 3]
-    bandit = se._Bandit(se.ARMS)
-    picked = {bandit.pick(random.Random(k), Hints()) for k in range(200)}
-    assert "setup" not in picked
-    assert "expr" not in picked
-    assert "setup" in {se._Bandit(se.ARMS).pick(random.Random(k), hints) for k in range(200)}
+def test_steering_sets_the_operands_an_expression_point_asks_for() -> None:
+    t = _target()
+    hints = Hints(palettes={f.name: () for f in LAYOUT.fields}, combos=((("valid_in", 1, 1), ("r", 0xF0, 0xA0)),))
+    ops = moves.gen_steer(random.Random(3), t, hints)
+    sets = [dict(o.args) for o in ops if o.name == "set"]
+    assert sets and any(s.get("valid_in") == 1 and s.get("r", 0) & 0xF0 == 0xA0 for s in sets)
 
 
 @pytest.mark.parametrize(("comment", "combo"), [
@@ -100,13 +88,6 @@ def test_expression_terms_on_registers_steer_their_upstream_inputs() -> None:
     assert combo == (("valid_in", 1, 1),)
     assert upstream == ("cfg_wdata", "r")
     assert split_terms("if") == []
-
-
-def test_combo_segment_applies_wanted_terms() -> None:
-    hints = Hints(palettes={f.name: () for f in LAYOUT.fields}, combos=((("valid_in", 1, 1), ("r", 0xF0, 0xA0)),))
-    seg = gen.combo_segment(random.Random(3), LAYOUT, hints, 100)
-    hits = [s for s in seg.steps if s.values[col("valid_in")] == 1 and s.values[col("r")] & 0xF0 == 0xA0]
-    assert len(hits) >= 50
 
 
 def test_spec_literals_go_to_the_fields_named_beside_them() -> None:

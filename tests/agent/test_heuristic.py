@@ -1,36 +1,34 @@
-"""Pure tests of the heuristic engine: generators, renderers, steering, the search loop."""
+"""Pure tests of the built-in engine: values, mining and steering, moves, the program search, blame."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from pathlib import Path
 
-from agent.heuristic import generators as gn
-from agent.heuristic import harness as hx
+from agent.heuristic import moves
 from agent.heuristic import steer as sr
 from agent.heuristic import stimulus as st
-from agent.heuristic.search import SearchConfig, search
-from agent.heuristic.stimulus import Clock, Field, Hints, Layout, Segment, Signal, Step
+from agent.heuristic.blame import analyse_failure, summarize_failures
+from agent.heuristic.program_search import (
+    Entry,
+    ProgramSearch,
+    ProgramSearchConfig,
+    chapters,
+    covered_keys,
+    search_programs,
+    set_cover,
+)
+from agent.heuristic.stimulus import Clock, Field, Hints, Layout, Signal
+from agent.program.encode import only_mask
+from agent.program.interfaces import recognise
+from agent.program.ops import Program, check
+from agent.program.rng import random_steps
+from agent.program.target import Target
+from agent.program.text import format_program, parse_program
 from sim.analysis.interface import Condition, DesignInterface, Port
+from sim.run.coverage import CoveragePoint, CoverageReport
 from sim.suite import Design, Reset
 from sim.types import CoverageSummary, MetricSummary, SimResult, Status, UncoveredPoint
-
-
-def _layout(clocked: bool = True) -> Layout:
-    fields = (
-        Field("rst_n", 1, reset=True, active_low=True),
-        Field("en", 1),
-        Field("wide", 100),
-        Field("s", 8, signed=True),
-        Field("arr", 4, dims=(3,)),
-    )
-    ports = (
-        *((Signal("clk", "input", 1),) if clocked else ()),
-        Signal("rst_n", "input", 1), Signal("en", "input", 1), Signal("wide", "input", 100),
-        Signal("s", "input", 8, signed=True), Signal("arr", "input", 4, (3,)), Signal("q", "output", 8),
-    )
-    clocks = (Clock("clk", 5),) if clocked else ()
-    return Layout("top", "dut", fields, clocks, ports)
 
 
 def test_field_reset_polarity() -> None:
@@ -38,10 +36,6 @@ def test_field_reset_polarity() -> None:
     high = Field("rst", 1, reset=True)
     assert (low.asserted, low.idle) == (0, 1)
     assert (high.asserted, high.idle) == (1, 0)
-    steps = st.reset_steps(_layout(), 3)
-    assert steps[0].values[0] == 0
-    assert steps[0].cycles == 3
-    assert steps[-1].values[0] == 1
 
 
 def test_corner_values_widths_and_signed() -> None:
@@ -51,7 +45,6 @@ def test_corner_values_widths_and_signed() -> None:
     wide = st.corner_values(100)
     assert (1 << 100) - 1 in wide
     assert 1 << 99 in wide
-    assert all(0 <= v < 1 << 100 for v in wide)
 
 
 def test_palette_has_mined_constants_and_neighbours() -> None:
@@ -64,77 +57,6 @@ def test_palette_has_mined_constants_and_neighbours() -> None:
 def test_pack_unpack_roundtrip() -> None:
     f = Field("arr", 4, dims=(3,))
     assert st.unpack(f, st.pack(f, [1, 2, 15])) == (1, 2, 15)
-
-
-def test_generators_are_seeded_and_in_range() -> None:
-    layout = _layout()
-    hints = Hints(palettes={"s": (0x80, 0x7F)}, handshake=("en",))
-    gens = [
-        lambda r: gn.random_segment(r, layout, 50, hints=hints, p_palette=0.5, p_hold=0.3, p_reset=0.1, max_cycles=3),
-        lambda r: gn.hold_segment(r, layout, hints),
-        lambda r: gn.handshake_segment(r, layout, hints, 30),
-        lambda r: gn.sequence_segment(r, layout, hints, 30),
-        lambda r: gn.toggle_segment(r, layout, [("wide", 99), ("s", 7)]),
-    ]
-    for gen in gens:
-        a, b = gen(random.Random(7)), gen(random.Random(7))
-        assert a == b
-        assert a != gen(random.Random(8)) or len(a.steps) <= 1
-        for step in a.steps:
-            assert step.cycles >= 1
-            for f, v in zip(layout.fields, step.values, strict=True):
-                assert 0 <= v <= f.mask
-
-
-def test_plain_random_keeps_reset_released() -> None:
-    layout = _layout()
-    seg = gn.random_segment(random.Random(1), layout, 100, reset_first=True)
-    assert seg.steps[0].values[0] == 0  # asserted (active low)
-    assert all(s.values[0] == 1 for s in seg.steps[2:])
-
-
-def test_harness_reads_every_field() -> None:
-    text = hx.render_harness(_layout())
-    assert '$fopen("stim.txt", "r")' in text
-    assert '$fscanf(bw_fd, "%d %h %h %h %h %h\\n", bw_cycles, rst_n, en, wide, s, bw_flat_arr)' in text
-    assert "always #5 clk = ~clk;" in text
-    assert "logic signed [7:0] s;" in text
-    assert "logic [3:0] arr [3];" in text
-    assert "arr[bw_i] = bw_flat_arr[bw_i*4 +: 4];" in text
-    assert "top dut (" in text
-    assert "$finish;" in text
-    assert "@(negedge clk)" in text
-
-
-def test_harness_combinational_uses_delay() -> None:
-    text = hx.render_harness(_layout(clocked=False))
-    assert "always #" not in text
-    assert f"#{hx.COMB_DELAY};" in text
-
-
-def test_stim_lines_fixed_width_hex() -> None:
-    layout = _layout()
-    line = hx.render_stim(layout, [Step((1, 0, (1 << 100) - 1, 0x80, 0xABC), 4)]).strip()
-    parts = line.split()
-    assert parts[0] == "4"
-    assert parts[3] == "f" * 25
-    assert parts[4] == "80"
-    assert parts[5] == "abc"
-
-
-def test_replay_is_self_contained() -> None:
-    layout = _layout()
-    segs = [Segment("reset", st.reset_steps(layout, 2)), Segment("one", (Step((1, 1, 5, 0xFF, 0x123), 3),))]
-    text = hx.render_replay(layout, segs)
-    assert "$fopen" not in text
-    assert "stim.txt" not in text
-    assert "localparam int NSTEPS = 3;" in text
-    assert "100'h0000000000000000000000005" in text
-    assert "// steps 2..2: one" in text
-    assert text.count("},") == 2  # the last row has no trailing comma
-    assert "module tb_top;" in text
-    assert "top dut (" in text
-    assert "$finish;" in text
 
 
 def test_parse_toggle() -> None:
@@ -156,11 +78,10 @@ def _iface() -> DesignInterface:
 
 
 def test_make_layout_and_mining() -> None:
-    design = Design("d", __import__("pathlib").Path("/x"), "top", (), clocks=("clk",), resets=(Reset("rst_n", True),))
-    layout = hx.make_layout(design, _iface())
+    design = Design("d", Path("/x"), "top", (), clocks=("clk",), resets=(Reset("rst_n", True),))
+    layout = st.make_layout(design, _iface())
     assert [f.name for f in layout.fields] == ["rst_n", "op"]
-    assert layout.fields[0].reset
-    assert layout.fields[0].active_low
+    assert layout.fields[0].reset and layout.fields[0].active_low
     assert layout.clocks == (Clock("clk", 5),)
     hints = sr.mine_hints(layout, _iface())
     assert {8, 9, 10} <= set(hints.palettes["op"])
@@ -170,86 +91,131 @@ def test_make_layout_and_mining() -> None:
     assert steered.toggles == (("op", 2),)
 
 
-def _fake_runner(layout: Layout, goal: set[int]) -> tuple[list[int], object]:
-    """A simulator stand-in: point k is covered when the last field takes value k at some step."""
-    calls: list[int] = []
+# ---------------------------------------------------------------------------- a simulator stand-in
 
-    def run(steps: Sequence[Step]) -> SimResult:
-        calls.append(len(steps))
-        seen = {s.values[-1] for s in steps} & goal
-        cov = CoverageSummary({"line": MetricSummary(len(seen), len(goal))})
-        missing = tuple(UncoveredPoint("line", "/f.sv", k, "", "") for k in sorted(goal - seen))
-        return SimResult(Status.OK, coverage=cov, uncovered=missing)
-
-    return calls, run
+LAYOUT = Layout("t", "dut", (Field("rst", 1, reset=True), Field("v", 4), Field("w", 8)), (Clock("clk", 5),),
+                (Signal("clk", "input", 1), Signal("rst", "input", 1), Signal("v", "input", 4),
+                 Signal("w", "input", 8), Signal("busy", "output", 1)))
+TARGET = Target(LAYOUT, recognise(LAYOUT), {"v": (3, 7, 11), "w": (0, 0x80, 0xFF)})
+GOAL = (3, 7, 11, 12)
 
 
-def test_search_keeps_only_gains_and_stops_at_full() -> None:
-    layout = Layout("t", "dut", (Field("rst", 1, reset=True), Field("v", 4)), (Clock("clk", 5),))
-    calls, run = _fake_runner(layout, {3, 7, 11})
-    hints = Hints(palettes={"v": (3, 7, 11)})
-    res = search(layout, run, hints=hints, config=SearchConfig(seed=1, max_trials=100))  # type: ignore[arg-type]
-    assert res.result is not None
-    assert res.result.coverage is not None
-    assert res.result.coverage.metrics["line"].covered == 3
-    assert len(calls) == res.sim_calls <= 100
-    assert all(t.gained > 0 for t in res.trials if t.kept and t.index > 0)
-    again = search(layout, run, hints=hints, config=SearchConfig(seed=1, max_trials=100))  # type: ignore[arg-type]
-    assert again.segments == res.segments
+def _values(program: Program) -> set[int]:
+    """The values `v` takes: `set` ops, and every step of `random` ops (drawn as the testbench draws)."""
+    seen: set[int] = set()
+    values = [f.idle for f in TARGET.fields]
+    for o in program.walk():
+        if o.name == "set":
+            values = [dict(o.args).get(f.name, values[i]) for i, f in enumerate(TARGET.fields)]  # type: ignore[misc]
+            seen.add(values[1])
+        elif o.name == "random":
+            mask = only_mask(TARGET, o)
+            steps = random_steps(TARGET.draw_fields(), values, cycles=o.num("cycles"), seed=o.num("seed"),
+                                 pal=o.num("pal"), keep=o.num("keep"), maxhold=o.num("maxhold"),
+                                 resets=o.num("resets"), only=[bool(mask >> i & 1) for i in range(3)],
+                                 asserted=[f.asserted for f in TARGET.fields], idle=[f.idle for f in TARGET.fields])
+            seen |= {v[1] for v, _ in steps}
+            values = list(steps[-1][0]) if steps else values
+    return seen
 
 
-def test_search_respects_stop_and_step_cap() -> None:
-    layout = Layout("t", "dut", (Field("v", 8),), ())
-    _calls, run = _fake_runner(layout, set(range(256)))
-    budget = [5]
-
-    def stop() -> bool:
-        budget[0] -= 1
-        return budget[0] < 0
-
-    res = search(layout, run, hints=Hints(), config=SearchConfig(seed=0), should_stop=stop)  # type: ignore[arg-type]
-    assert res.sim_calls == 5
-    capped = search(layout, run, hints=Hints(), config=SearchConfig(seed=0, max_steps=300, max_trials=50))  # type: ignore[arg-type]
-    assert 0 < capped.steps <= 300
+def _runner(calls: list[Program]):  # type: ignore[no-untyped-def]
+    """Point k (one per goal value) is covered when `v` takes value k; a failure when `v` is 12 and `w` 0."""
+    def run(program: Program) -> SimResult:
+        calls.append(program)
+        seen = _values(program)
+        points = tuple(CoveragePoint("line", "/f.sv", k, 0, "", "tb.dut", "t", (), int(k in seen), f"p{k}")
+                       for k in GOAL)
+        cov = CoverageSummary({"line": MetricSummary(sum(p.count for p in points), len(points))})
+        return SimResult(Status.OK, coverage=cov, report=CoverageReport(points))
+    return run
 
 
-def test_render_cocotb_is_valid_python() -> None:
-    layout = _layout()
-    segs = [Segment("reset", st.reset_steps(layout, 2))]
-    text = hx.render_cocotb(layout, segs)
-    compile(text, "test_top.py", "exec")
-    assert "@cocotb.test()" in text
-    assert "FallingEdge(dut.clk)" in text
-    assert "Clock(dut.clk, 10" in text
+def test_search_keeps_gains_covers_all_and_reproduces() -> None:
+    calls: list[Program] = []
+    cfg = ProgramSearchConfig(seed=1, max_trials=60)
+    res = search_programs(TARGET, _runner(calls), hints=Hints(palettes=TARGET.palettes), config=cfg)
+    assert res.total == len(GOAL)
+    assert res.covered == len(GOAL)
+    assert len(calls) == res.sim_calls <= 60
+    assert all(t.gained > 0 or not t.kept or t.label.startswith(("continue", "shrink")) for t in res.trials)
+    texts = [format_program(p) for p in calls]
+    assert len(texts) == len(set(texts)), "a candidate was run twice"
+    again = search_programs(TARGET, _runner([]), hints=Hints(palettes=TARGET.palettes), config=cfg)
+    assert [e.program for e in again.entries] == [e.program for e in res.entries]
+    for entry in res.entries:
+        check(entry.program, TARGET.scope)
+        assert entry.program.ops[0].name == "reset"
 
 
-def test_slow_segment_holds_wide_fields() -> None:
-    layout = _layout()
-    seg = gn.slow_segment(random.Random(3), layout, Hints(), 20)
-    wide = {s.values[2] for s in seg.steps}
-    assert len(wide) == 1
-    assert {s.values[1] for s in seg.steps} <= {0, 1}
+def test_set_cover_picks_fewest_in_found_order() -> None:
+    a = Entry(Program(), frozenset({"1", "2"}), "a", 0)
+    b = Entry(Program(), frozenset({"2", "3", "4"}), "b", 1)
+    c = Entry(Program(), frozenset({"1", "4"}), "c", 2)
+    d = Entry(Program(), frozenset({"4"}), "d", 3)
+    assert set_cover([a, b, c, d]) == (a, b)
 
 
-def test_quieten_and_step_at() -> None:
-    layout = _layout()
-    seg = gn.random_segment(random.Random(2), layout, 200)
-    quiet = gn.quieten(random.Random(2), layout, Hints(quiet=("en",)), seg)
-    assert sum(s.values[1] for s in quiet.steps) < sum(s.values[1] for s in seg.steps)
-    steps = [Step(layout.idle, 2), Step(layout.idle, 3)]
-    assert st.step_at(layout, steps, 0) == 0
-    assert st.step_at(layout, steps, 19_999) == 0
-    assert st.step_at(layout, steps, 20_000) == 1
-    assert st.step_at(layout, steps, 60_000) == 2
+def test_shrink_drops_operations_that_add_nothing() -> None:
+    calls: list[Program] = []
+    search = ProgramSearch(TARGET, _runner(calls), hints=Hints(), config=ProgramSearchConfig(seed=3))
+    long = parse_program("reset\nset v=3\nhold 5\nset w=0x80\nset v=7\nhold 2\nset v=3\nhold 9\n")
+    search._record("test", search.runner(long), long, None)
+    removed = search.shrink(lambda: False)
+    (entry,) = search.corpus
+    assert removed > 0 and len(entry.program) < len(long)
+    assert entry.covered == frozenset({"p3", "p7"})
+    assert {o.name for o in entry.program.ops} >= {"set"}
 
 
-def test_parse_replay_round_trips_render_replay() -> None:
-    layout = _layout()
-    a = (0, 1, (1 << 100) - 1, 0x80, 0xABC)
-    b = (1, 0, 5, 0x7F, 0)
-    segments = (Segment("reset", (Step(a, 3), Step(b, 1))), Segment("random", (Step(b, 2),)))
-    text = hx.render_replay(layout, segments, title="t")
-    assert hx.parse_replay(text, layout) == segments
-    # Another layout (or a hand-written testbench) is not taken for a replay.
-    assert hx.parse_replay(text.replace("8'h80", "9'h080"), layout) is None
-    assert hx.parse_replay("module tb_top; endmodule", layout) is None
+def test_assemble_chains_programs_that_add_points() -> None:
+    search = ProgramSearch(TARGET, _runner([]), hints=Hints(), config=ProgramSearchConfig(seed=3))
+    one = Entry(parse_program("reset\nset v=3\n"), frozenset({"p3"}), "a", 0)
+    same = Entry(parse_program("reset\nset v=3\nhold 1\n"), frozenset({"p3"}), "b", 1)
+    two = Entry(parse_program("reset\nset v=7\n"), frozenset({"p7"}), "c", 2)
+    program, kept, last = search.assemble([one, same, two], lambda: False)
+    assert [e.label for _, e in kept] == ["a", "c"]
+    assert [at for at, _ in kept] == [0, 2]
+    assert last is not None and covered_keys(last) == frozenset({"p3", "p7"})
+    assert chapters(program) == (one.program, two.program)
+
+
+def test_moves_are_seeded_and_fit_the_caps() -> None:
+    hints = Hints(palettes=TARGET.palettes, focus={"v": (12,)}, toggles=(("w", 7),))
+    for gen in moves.generators_for(TARGET):
+        a = moves.GENERATORS[gen][0](random.Random(5), TARGET, hints)
+        b = moves.GENERATORS[gen][0](random.Random(5), TARGET, hints)
+        assert a == b, gen
+        check(Program(tuple([*parse_program("reset\n").ops, *a])), TARGET.scope)
+    for name, program in moves.scenarios(random.Random(2), TARGET, hints):
+        assert moves.fits(TARGET, program), name
+        check(program, TARGET.scope)
+    big = Program(tuple(parse_program("hold 100000\n").ops * 3))
+    assert not moves.fits(TARGET, big)
+    grown = moves.extend(random.Random(1), TARGET, hints, parse_program("reset\n"), "random")
+    assert grown.ops[0].name == "reset" and len(grown) >= 2
+
+
+def test_a_failure_names_the_values_in_force_and_learns_a_rule() -> None:
+    program = parse_program("reset\nset v=5 w=0x10\nrandom 8 0x77 pal=0 keep=0\n")
+    steps = random_steps(TARGET.draw_fields(), [0, 5, 0x10], cycles=8, seed=0x77, pal=0, keep=0, maxhold=1,
+                         resets=0, only=[False, True, True], asserted=[1, 0, 0], idle=[0, 0, 0])
+    log = "bw_op 0 0\nbw_op 1 40000\nbw_op 2 40000\nbw_s 0\nbw_s 1\nbw_s 2\n%Error-DIDNOTCONVERGE: NBA region did not " \
+          "converge after '--converge-limit' of 10000 tries\nAborting...\n"
+    failure = analyse_failure(TARGET, program, SimResult(Status.RUNTIME_ERROR, log_tail=log))
+    assert failure.reason == "DIDNOTCONVERGE"
+    assert failure.op_index == 2
+    now, before = steps[2][0], steps[1][0]
+    changed = [n for n, a, b in zip(("rst", "v", "w"), now, before, strict=True) if a != b and n != "rst"]
+    assert failure.avoid, failure
+    first = dict(failure.avoid[0].args)
+    assert next(iter(first)) in changed
+    assert all(first[k] == now[("rst", "v", "w").index(k)] for k in first)
+    assert summarize_failures([failure, failure]) == [f"2 trials failed: {failure.describe()}"]
+    assert failure.describe().startswith("DIDNOTCONVERGE when ")
+
+
+def test_a_failure_without_markers_is_still_reported() -> None:
+    failure = analyse_failure(TARGET, parse_program("reset\n"),
+                              SimResult(Status.RUNTIME_ERROR, log_tail="[5000] %Fatal: a.sv:3: boom\n"))
+    assert failure.op_index is None and failure.reason.startswith("a.sv:3: boom")

@@ -1,4 +1,4 @@
-"""The heuristic engine on real public designs, with a small budget (needs Verilator)."""
+"""The engine on real public designs, with a small budget (needs Verilator)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.heuristic.engine import HeuristicPolicy, RandomPolicy, run_engine
-from agent.heuristic.search import covered_points
+from agent.heuristic.engine import MAX_TB_LINES, HeuristicPolicy, RandomPolicy, run_engine
 from agent.policy import Budget, State, get_policy
 from sim.suite import load_design
 from sim.types import Status
@@ -22,6 +21,11 @@ pytestmark = [
 ]
 
 
+def covered(result: object) -> int:
+    cov = getattr(result, "coverage", None)
+    return sum(m.covered for m in cov.metrics.values()) if cov is not None else 0
+
+
 @pytest.mark.parametrize("name", ["cvdp__fixed_priority_arbiter", "cvdp__spi_fsm"])
 def test_heuristic_beats_random_and_reproduces(name: str) -> None:
     design = load_design(SUITE / name)
@@ -29,17 +33,17 @@ def test_heuristic_beats_random_and_reproduces(name: str) -> None:
     tb, rep = run_engine(design, strategy="heuristic", budget=budget, seed=0)
     assert rep.final is not None
     assert rep.final.status == Status.OK
-    # The standalone testbench reproduces what the harness trials covered.
-    assert rep.reproduced
+    # The standalone testbench covers exactly what its programs covered in the search.
+    assert rep.reproduced, rep.summary()
     assert rep.search is not None
-    assert covered_points(rep.final) == covered_points(rep.search.result)
-    assert "$fopen" not in tb
+    assert covered(rep.final) == rep.search.covered
+    assert "$fopen" not in tb and "bw_random(" in tb
     assert f"{design.top} {design.dut_instance} (" in tb
-    assert budget.sim_calls >= 0
+    assert len(tb.splitlines()) <= MAX_TB_LINES
     assert rep.sim_calls <= 25
     _rtb, rnd = run_engine(design, strategy="random", budget=Budget(25, time.monotonic() + 240), seed=0)
-    assert rnd.final is not None
-    assert rep.final.overall > rnd.final.overall
+    assert rnd.final is not None and rnd.final.coverage is not None and rep.final.coverage is not None
+    assert rep.final.coverage.overall > rnd.final.coverage.overall
 
 
 def test_policies_from_registry_respect_budget() -> None:
@@ -56,10 +60,21 @@ def test_policies_from_registry_respect_budget() -> None:
         assert "engine:" in prop.response
 
 
-def test_assertion_failures_are_cut_to_a_legal_prefix() -> None:
-    # cc_fifo asserts on pop-when-empty / push-when-full: the kept stimulus must stay legal.
+def test_a_refinement_continues_from_the_engines_own_testbench() -> None:
+    design = load_design(SUITE / "cvdp__spi_fsm")
+    tb, first = run_engine(design, strategy="heuristic", budget=Budget(15, time.monotonic() + 240), seed=0)
+    _tb2, second = run_engine(design, strategy="heuristic", budget=Budget(15, time.monotonic() + 240), seed=1,
+                              previous=tb)
+    assert second.search is not None
+    assert second.search.trials[0].label == "continue from the current testbench"
+    assert first.final is not None and second.final is not None
+    assert covered(second.final) >= covered(first.final)
+
+
+def test_assertion_failures_teach_the_search() -> None:
+    # cc_fifo asserts on pop-when-empty / push-when-full: failed trials are cut to a legal prefix.
     design = load_design(SUITE / "common_cells__cc_fifo")
     _tb, rep = run_engine(design, strategy="heuristic", budget=Budget(30, time.monotonic() + 240), seed=0)
     assert rep.final is not None
     assert rep.final.status == Status.OK
-    assert rep.final.overall > 70.0
+    assert rep.final.coverage is not None and rep.final.coverage.overall > 70.0

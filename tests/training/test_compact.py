@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
-from agent.heuristic import harness as hx
-from agent.heuristic.stimulus import Clock, Field, Layout, Segment, Signal, Step
 from training.data.compact import (
     Row,
     compact_or_same,
@@ -18,15 +15,8 @@ from training.data.compact import (
 )
 
 SUITE = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "public"
-
-
-def _layout() -> Layout:
-    fields = (Field("rst", 1, (), False, True, False), Field("a", 8, (), False, False, False),
-              Field("w", 40, (), False, False, False))
-    ports = (Signal("clk", "input", 1, (), False), Signal("rst", "input", 1, (), False),
-             Signal("a", "input", 8, (), False), Signal("w", "input", 40, (), False),
-             Signal("y", "output", 8, (), False))
-    return Layout("top", "dut", fields, (Clock("clk", 5),), ports)
+DATA = Path(__file__).resolve().parents[1] / "data" / "training"
+"""Replay testbenches the engine wrote before it searched programs (captured as fixtures)."""
 
 
 def test_merge_rows_adds_cycles_of_identical_neighbours_only() -> None:
@@ -43,11 +33,8 @@ def test_literal_keeps_wide_fields_sized() -> None:
 
 
 def test_compact_replay_rewrites_only_the_table() -> None:
-    layout = _layout()
-    same = (0, 3, 1 << 39)
-    segs = [Segment("reset", (Step((1, 0, 0), 2),)),
-            Segment("random", (Step(same, 1), Step(same, 1), Step((0, 200, 7), 4)))]
-    text = hx.render_replay(layout, segs, title="t", notes=["coverage when run alone: line 50%"])
+    # Steps: reset (1, 0, 0) x2; random (0, 3, 1<<39) twice, then (0, 200, 7) x4.
+    text = (DATA / "replay_small.sv").read_text()
     out = compact_replay(text)
     assert out is not None
     assert len(out) < len(text)
@@ -71,19 +58,18 @@ def test_other_testbenches_are_left_alone() -> None:
 @pytest.mark.simulator_required
 @pytest.mark.skipif(not SUITE.is_dir(), reason="public benchmark suite not present")
 def test_compact_replay_simulates_to_identical_coverage() -> None:
-    from agent.heuristic.engine import run_engine
-    from agent.policy import Budget
     from sim.run.evaluate import evaluate_sv
     from sim.suite import load_design
 
     design = load_design(SUITE / "cvdp__gf_multiplier")
-    tb, rep = run_engine(design, strategy="heuristic", budget=Budget(6, time.monotonic() + 120), seed=0)
-    assert rep.final is not None
+    tb = (DATA / "replay_gf_multiplier.sv").read_text()
+    full = evaluate_sv(design, tb, tb_name=f"tb_{design.top}.sv")
+    assert full.status.value == "ok", full.log_tail
     small = compact_replay(tb)
     assert small is not None
     assert len(small) < 0.6 * len(tb)
     res = evaluate_sv(design, small, tb_name=f"tb_{design.top}.sv")
     assert res.status.value == "ok", res.log_tail
     assert res.coverage is not None
-    assert rep.final.coverage is not None
-    assert res.coverage.percents() == rep.final.coverage.percents()
+    assert full.coverage is not None
+    assert res.coverage.percents() == full.coverage.percents()

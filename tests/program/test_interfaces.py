@@ -1,0 +1,105 @@
+"""Interface recognition from port names and directions (pure; port lists of real designs)."""
+
+from __future__ import annotations
+
+from agent.heuristic.stimulus import Clock, Field, Layout, Signal
+from agent.program.interfaces import as_mask, recognise, split_name
+
+
+def layout(top: str, ports: str, resets: dict[str, bool], clock: str = "clk") -> Layout:
+    """`>name[w]` inputs and `<name[w]` outputs, as `benchwright sim` prints interfaces."""
+    signals: list[Signal] = []
+    fields: list[Field] = []
+    for item in ports.split():
+        direction = "input" if item[0] == ">" else "output"
+        name, _, width = item[1:].partition("[")
+        bits = int(width.rstrip("]") or 1)
+        signals.append(Signal(name, direction, bits))
+        if direction == "input" and name != clock:
+            fields.append(Field(name, bits, (), False, name in resets, resets.get(name, False)))
+    return Layout(top, "dut", tuple(fields), (Clock(clock, 5),), tuple(signals))
+
+
+WBUART = layout("wbuart", ">i_clk >i_reset >i_wb_cyc >i_wb_stb >i_wb_we >i_wb_addr[2] >i_wb_data[32] >i_wb_sel[4] "
+                "<o_wb_stall <o_wb_ack <o_wb_data[32] >i_uart_rx <o_uart_tx >i_cts_n <o_rts_n <o_uart_rx_int",
+                {"i_reset": False}, "i_clk")
+AXILUART = layout("axiluart", ">S_AXI_ACLK >S_AXI_ARESETN >S_AXI_AWVALID <S_AXI_AWREADY >S_AXI_AWADDR[4] "
+                  ">S_AXI_AWPROT[3] >S_AXI_WVALID <S_AXI_WREADY >S_AXI_WDATA[32] >S_AXI_WSTRB[4] <S_AXI_BVALID "
+                  ">S_AXI_BREADY <S_AXI_BRESP[2] >S_AXI_ARVALID <S_AXI_ARREADY >S_AXI_ARADDR[4] >S_AXI_ARPROT[3] "
+                  "<S_AXI_RVALID >S_AXI_RREADY <S_AXI_RDATA[32] <S_AXI_RRESP[2] >i_uart_rx <o_uart_tx",
+                  {"S_AXI_ARESETN": True}, "S_AXI_ACLK")
+PICORV32 = layout("picorv32", ">clk >resetn <trap <mem_valid <mem_instr >mem_ready <mem_addr[32] <mem_wdata[32] "
+                  "<mem_wstrb[4] >mem_rdata[32] <pcpi_valid <pcpi_insn[32] >pcpi_wr >pcpi_rd[32] >pcpi_wait "
+                  ">pcpi_ready >irq[32] <eoi[32] <trace_valid <trace_data[36]", {"resetn": True})
+PICORV32_AXI = layout("picorv32_axi", ">clk >resetn <trap <mem_axi_awvalid >mem_axi_awready <mem_axi_awaddr[32] "
+                      "<mem_axi_wvalid >mem_axi_wready <mem_axi_wdata[32] <mem_axi_wstrb[4] >mem_axi_bvalid "
+                      "<mem_axi_bready <mem_axi_arvalid >mem_axi_arready <mem_axi_araddr[32] >mem_axi_rvalid "
+                      "<mem_axi_rready >mem_axi_rdata[32] >irq[32]", {"resetn": True})
+AXIS_SWITCH = layout("axis_switch", ">clk >rst >s_axis_tdata[32] >s_axis_tkeep[4] >s_axis_tvalid[4] "
+                     "<s_axis_tready[4] >s_axis_tlast[4] >s_axis_tdest[12] <m_axis_tdata[32] <m_axis_tvalid[4] "
+                     ">m_axis_tready[4] <m_axis_tlast[4]", {"rst": False})
+APB = layout("apb_regs", ">pclk >presetn >psel >penable >pwrite >paddr[8] >pwdata[32] <prdata[32] <pready",
+             {"presetn": True}, "pclk")
+
+
+def test_split_name_drops_direction_decorations() -> None:
+    assert split_name("i_wb_cyc") == ("wb", "cyc")
+    assert split_name("S_AXI_AWVALID") == ("s_axi", "awvalid")
+    assert split_name("mem_axi_rdata") == ("mem_axi", "rdata")
+    assert split_name("s_axis_tvalid") == ("s_axis", "tvalid")
+    assert split_name("data_o") == ("", "data")
+
+
+def test_wishbone_slave_and_its_uart_pin() -> None:
+    ifs = recognise(WBUART, params={"INITIAL_SETUP": 25})
+    (wb,) = ifs.buses
+    assert (wb.name, wb.kind) == ("wb", "wishbone")
+    assert wb.roles["stb"] == "i_wb_stb" and wb.roles["rdata"] == "o_wb_data" and wb.roles["stall"] == "o_wb_stall"
+    assert wb.addresses == (0, 1, 2, 3) and wb.data_bits == 32
+    (rx,) = ifs.serials
+    assert (rx.name, rx.port("pin"), rx.partner) == ("uart_rx", "i_uart_rx", "o_uart_tx")
+    assert rx.periods[0] == 25
+    assert ifs.scope(WBUART).has("loopback")
+
+
+def test_axi_lite_slave_with_byte_addresses() -> None:
+    ifs = recognise(AXILUART)
+    (bus,) = ifs.buses
+    assert (bus.kind, bus.name) == ("axil", "s_axi")
+    assert set(bus.addresses) == {0, 4, 8, 12}
+    assert bus.roles["bresp"] == "S_AXI_BRESP"
+
+
+def test_cpu_memory_is_answered_not_streamed() -> None:
+    ifs = recognise(PICORV32, templates={"mem_rdata": (((0, 7, 0x13), (12, 3, 0)),)})
+    kinds = {i.name: i.kind for i in ifs.all()}
+    assert kinds["mem"] == "mem"
+    mem = ifs.named("mem")
+    assert mem.driven == ("mem_ready", "mem_rdata")
+    assert mem.templates == (as_mask(((0, 7, 0x13), (12, 3, 0))),)
+    assert kinds["pcpi"] == "sink"  # pcpi_valid out / pcpi_ready in, no address: a handshake to answer
+    assert not ifs.buses and not ifs.streams
+
+
+def test_axi_master_gets_a_responder() -> None:
+    ifs = recognise(PICORV32_AXI)
+    (resp,) = ifs.responders
+    assert (resp.kind, resp.name) == ("axi_master", "mem_axi")
+    assert set(resp.driven) >= {"mem_axi_awready", "mem_axi_rvalid", "mem_axi_rdata"}
+
+
+def test_stream_vectors_are_lanes() -> None:
+    ifs = recognise(AXIS_SWITCH)
+    (src,) = ifs.streams
+    (sink,) = ifs.sinks
+    assert (src.name, src.lanes, src.roles["dest"]) == ("s_axis", 4, "s_axis_tdest")
+    assert (sink.name, sink.driven) == ("m_axis", ("m_axis_tready",))
+
+
+def test_apb_slave() -> None:
+    (bus,) = recognise(APB).buses
+    assert (bus.kind, bus.roles["enable"], bus.roles["ready"]) == ("apb", "penable", "pready")
+
+
+def test_as_mask_lays_fields_over_each_other() -> None:
+    assert as_mask(((0, 7, 0x33), (12, 3, 5), (25, 7, 0x20))) == (0xFE00707F, 0x40005033)

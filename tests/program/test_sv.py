@@ -1,0 +1,139 @@
+"""The program testbench: rendered calls read back exactly; SV draws what rng.py draws; the harness runs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from agent.heuristic.engine import make_target
+from agent.heuristic.stimulus import Clock, Field, Layout, Signal
+from agent.program.encode import DATA_FILE, encode
+from agent.program.interfaces import recognise
+from agent.program.ops import Program, check
+from agent.program.rng import random_steps
+from agent.program.sv import HARNESS_TOP, parse_testbench, render_harness, render_testbench
+from agent.program.target import Target
+from agent.program.text import canonical_program, parse_program
+from sim.analysis.interface import read_interface
+from sim.analysis.write_ports import WritePort
+from sim.run.evaluate import SimOptions, build_sv, evaluate_sv
+from sim.suite import load_design
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "program"
+
+PORTS = (">clk >rst_n >i_wb_cyc >i_wb_stb >i_wb_we >i_wb_addr[2] >i_wb_data[32] >i_wb_sel[4] <o_wb_ack <o_wb_data[32] "
+         ">i_rx <o_tx <mem_valid >mem_ready <mem_addr[16] >mem_rdata[16] >s_tvalid <s_tready >s_tdata[8] >s_tlast "
+         "<m_tvalid >m_tready <m_tdata[8] >we >waddr[4] >wdata[8] <busy")
+
+
+def _target() -> Target:
+    signals, fields = [], []
+    for item in PORTS.split():
+        direction = "input" if item[0] == ">" else "output"
+        name, _, width = item[1:].partition("[")
+        bits = int(width.rstrip("]") or 1)
+        signals.append(Signal(name, direction, bits))
+        if direction == "input" and name != "clk":
+            fields.append(Field(name, bits, (), False, name == "rst_n", name == "rst_n"))
+    layout = Layout("soc", "dut", tuple(fields), (Clock("clk", 5),), tuple(signals))
+    table = WritePort("table", "memory", "soc.sv", 1, 16, 8, (("we", 1),), (("we", 0),), "waddr",
+                      tuple(range(16)), (("wdata", 0, 8),))
+    ifs = recognise(layout, params={"CLKS_PER_BIT": 16}, write_ports=(table,))
+    return Target(layout, ifs, {"waddr": (0, 1, 15), "wdata": (0, 0x55, 0xFF)})
+
+
+EVERY_OP = """\
+reset
+avoid we=1 waddr=0xf
+respond mem fill=random seed=3 latency=2
+sink m ready=50 seed=9
+fill table pattern=recip seed=4
+write table 3 0x5a
+bus_write wb 2 0x12345678
+bus_read wb 1
+send s 3 seed=5 gap=20
+serial rx 16 0x55,0x100 parity=odd stop=2
+loopback rx
+set waddr=2 wdata=0xaa
+toggle wdata 7
+random 12 0x99 pal=50 keep=10 maxhold=3 resets=5 only=waddr,wdata
+corners
+walk
+repeat 2 {
+  hold 3
+  wait busy 1 timeout=20
+}
+"""
+
+
+def test_every_operation_renders_and_reads_back() -> None:
+    t = _target()
+    program = parse_program(EVERY_OP)
+    check(program, t.scope)
+    tb = render_testbench(t, program, title="all", phases=[(0, "the whole thing")])
+    assert "module tb_soc;" in tb
+    assert "  // the whole thing" in tb
+    assert parse_testbench(tb, t) == canonical_program(program)
+    # Only what the program uses is in the testbench; everything is in the harness.
+    assert "wb_write(" in tb and "s_send(" in tb and "table_fill(" in tb
+    harness = render_harness(t)
+    assert "$fscanf" in harness and "$fscanf" not in tb
+    assert len(encode(t, program).splitlines()) == 21  # 17 operations, repeat unrolled (+2), two frames (+1)
+
+
+def test_unused_interfaces_stay_out_of_the_testbench() -> None:
+    t = _target()
+    tb = render_testbench(t, parse_program("reset\nrandom 10 0x5\n"))
+    assert "wb_xfer" not in tb and "bw_mem_on" not in tb and "bw_corners" not in tb
+    assert parse_testbench(tb, t) == parse_program("reset\nrandom 10 0x5\n")
+    assert parse_testbench(tb.replace("bw_random(", "bw_rnd("), t) is None
+    assert parse_testbench("module tb_soc; endmodule", t) is None
+
+
+@pytest.mark.simulator_required
+def test_the_testbench_draws_exactly_what_rng_py_draws(tmp_path: Path) -> None:
+    design = load_design(DATA / "passthru")
+    t, _ = make_target(design, read_interface(design), "heuristic")
+    program = parse_program("reset 2\nrandom 16 0xbeef pal=40 keep=20 maxhold=2\n")
+    tb = render_testbench(t, program)
+    # Print every drawn vector just before its step, then compare with the Python replay.
+    tb = tb.replace("    bw_step(maxhold > 1", '    $display("v %h %h %h", en, a, w);\n    bw_step(maxhold > 1')
+    result = evaluate_sv(design, tb, options=SimOptions(), run_dir=tmp_path / "run")
+    assert result.status.value == "ok", result.detail
+    seen = [tuple(int(x, 16) for x in m.groups())
+            for m in re.finditer(r"^v ([0-9a-f]+) ([0-9a-f]+) ([0-9a-f]+)$", result.log_tail, re.M)]
+    names = [f.name for f in t.fields]
+    op = program.ops[1]
+    steps = random_steps(t.draw_fields(), [f.idle for f in t.fields], cycles=16, seed=op.num("seed"),
+                         pal=op.num("pal"), keep=op.num("keep"), maxhold=op.num("maxhold"), resets=0,
+                         only=[not f.reset for f in t.fields], asserted=[f.asserted for f in t.fields],
+                         idle=[f.idle for f in t.fields])
+    expected = [tuple(v[names.index(n)] for n in ("en", "a", "w")) for v, _ in steps]
+    assert seen == expected
+
+
+@pytest.mark.simulator_required
+@pytest.mark.parametrize("name", ["uart_rx", "tiny_cpu", "vr_sink"])
+def test_harness_and_testbench_cover_the_same(name: str) -> None:
+    design = load_design(DATA / name)
+    t, _ = make_target(design, read_interface(design), "heuristic")
+    scope = t.scope
+    ops = ["reset", "random 50 0x3 pal=40"]
+    if scope.has("serial"):
+        ops.append(f"serial {scope.names['serial'][0]} 16 0x5a,0xc3")
+    if scope.has("responder"):
+        ops += ["respond mem seed=5", "hold 300"]
+    if scope.has("sink"):
+        ops += ["set go=1 len=5", "sink m ready=60 seed=2", "hold 30"]
+    program = parse_program("\n".join(ops) + "\n")
+    check(program, scope)
+    built = build_sv(design, render_harness(t), tb_name=f"{HARNESS_TOP}.sv")
+    assert not hasattr(built, "status"), getattr(built, "detail", "")
+    harness = built.run({DATA_FILE: encode(t, program)})
+    alone = evaluate_sv(design, render_testbench(t, program))
+    assert harness.status.value == alone.status.value == "ok", (harness.detail, alone.detail)
+    assert harness.coverage is not None and alone.coverage is not None
+    assert harness.coverage.metrics == alone.coverage.metrics
+    assert Program(program.ops) == program
