@@ -62,6 +62,8 @@ def test_strip_comments_keeps_positions() -> None:
         pytest.param("open('/tmp/x', 'w').write('x')\n", "open", id="open"),
         pytest.param("x = ().__class__.__bases__\n", "dunder", id="dunder"),
         pytest.param("eval('1')\n", "eval", id="eval"),
+        pytest.param("import cocotbext\n", "cocotbext", id="cocotbext-bare"),
+        pytest.param("from cocotbext.axi.address_space import mmap\n", "address_space", id="cocotbext-submodule"),
     ],
 )
 def test_hostile_cocotb_is_rejected(src: str, needle: str) -> None:
@@ -75,4 +77,10 @@ def test_plain_cocotb_test_is_allowed() -> None:
         "import cocotb\nimport random\nfrom cocotb.triggers import Timer\n\n"
         "@cocotb.test()\nasync def t(dut):\n    dut.a.value = random.randint(0, 3)\n    await Timer(1, unit='ns')\n"
     )
+    assert check_cocotb(src) == []
+
+
+def test_cocotbext_axi_and_uart_are_allowed() -> None:
+    # The engine's cocotb companion drives AXI and serial ports through these two packages.
+    src = "from cocotbext.axi import AxiLiteBus, AxiLiteMaster\nfrom cocotbext.uart import UartSource\n"
     assert check_cocotb(src) == []

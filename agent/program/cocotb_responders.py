@@ -1,0 +1,299 @@
+"""Background drivers a rendered cocotb test carries: responders, serial frames and loopbacks.
+
+Like `cocotb_drivers.py`, each constant is the Python text of one class, copied into a test
+when the program uses it. Responders run as tasks started with `cocotb.start_soon` and are
+stopped by the program's next `reset`; the hand-written ones mirror the SV `always`
+processes of `sv_ifaces.py` register for register (values are taken right after the
+rising edge and driven for the next one, as the SV non-blocking assignments do).
+"""
+
+from __future__ import annotations
+
+RESPONDER_BASE = '''
+
+class Responder:
+    """A memory model answering the design's requests on the clock until the next reset."""
+
+    def __init__(self, bw, roles, dw, templates, fields, driven):
+        self.bw = bw
+        self.roles = roles
+        self.dw = dw
+        self.templates = templates
+        self.fields = fields
+        self.driven = driven
+        self.shift = max(0, (dw // 8).bit_length() - 1)
+        self.words = [0] * MEM_WORDS
+        self.rng = Rng()
+        self.latency = 0
+        self.regs = {role: 0 for role in driven}
+        self.task = None
+
+    def index(self, addr):
+        return (addr >> self.shift) % MEM_WORDS
+
+    def high(self, role, default=0):
+        """A design output of this interface (`default` when the design has no such port)."""
+        return self.bw.port(self.roles[role]) if role in self.roles else default
+
+    def drive(self):
+        for role, value in self.regs.items():
+            port = self.roles[role]
+            self.bw.dut[port].value = value & MASKS[INDEX[port]]
+
+    def start(self, fill, seed, latency):
+        """`<iface>_respond(fill, seed, latency)`: fill the memory, then answer."""
+        self.words = fill_memory(self.bw.rng, fill, seed, self.dw, self.templates, self.fields)
+        self.rng.state = seed & MASK32
+        self.latency = latency
+        self.restart()
+        self.bw.own([self.roles[r] for r in self.driven])
+        self.drive()
+        if self.task is None:
+            self.task = cocotb.start_soon(self.run())
+
+    def restart(self):
+        pass
+
+    def stop(self):
+        if self.task is not None:
+            self.task.cancel()
+            self.task = None
+        self.regs = {role: 0 for role in self.driven}
+        self.bw.release([self.roles[r] for r in self.driven])
+'''
+"""What every hand-written responder shares."""
+
+MEM = '''
+
+class MemResponder(Responder):
+    """A valid/ready (or req/ack) memory interface: ready for one cycle per request, after 0..latency waits."""
+
+    def restart(self):
+        self.wait = 0
+
+    async def run(self):
+        bw, r, q = self.bw, self.roles, self.regs
+        while True:
+            await bw.rise()
+            ready = 0
+            if self.high("valid") and not q["ready"]:
+                if self.wait > 0:
+                    self.wait -= 1
+                else:
+                    ready = 1
+                    if "addr" in r:
+                        index = self.index(self.high("addr"))
+                        if "rdata" in q:
+                            q["rdata"] = self.words[index]
+                        strobes = self.high("wstrb") if "wstrb" in r else None
+                        writes = strobes != 0 if "wstrb" in r else "we" in r and self.high("we")
+                        if "wdata" in r and writes:
+                            write_bytes(self.words, index, self.high("wdata"), strobes, self.dw)
+                    elif "rdata" in q:
+                        q["rdata"] = self.rng.state
+                    if self.latency > 0:
+                        self.wait = self.rng.next() % (self.latency + 1)
+            q["ready"] = ready
+            self.drive()
+'''
+"""Memory / req-ack responder (no cocotb extension covers a generic memory port)."""
+
+WB_RESP = '''
+
+class WishboneResponder(Responder):
+    """A Wishbone master's slave: ack one cycle after each strobe (stalls drawn when latency > 0)."""
+
+    async def run(self):
+        bw, r, q = self.bw, self.roles, self.regs
+        while True:
+            await bw.rise()
+            stalled = q.get("stall", 0)
+            acked = q["ack"]
+            q["ack"] = 0
+            if "stall" in q:
+                q["stall"] = int(self.latency > 0 and self.rng.next() % 4 == 0)
+            if self.high("cyc", 1) and self.high("stb") and not stalled and not acked:
+                q["ack"] = 1
+                index = self.index(self.high("addr")) if "addr" in r else 0
+                if "rdata" in q:
+                    q["rdata"] = self.words[index]
+                if "wdata" in r and "we" in r and self.high("we"):
+                    write_bytes(self.words, index, self.high("wdata"), self.high("sel") if "sel" in r else None,
+                                self.dw)
+            self.drive()
+'''
+"""Wishbone responder (no cocotb extension for Wishbone is installed)."""
+
+AXI_RESP = '''
+
+class AxiHandResponder(Responder):
+    """An AXI master's slave, one beat per address (the SV process; for ports AxiRam cannot take)."""
+
+    def restart(self):
+        self.aw_got = self.w_got = self.ar_got = False
+        self.aw_addr = self.ar_addr = self.w_data = self.w_strb = 0
+
+    async def run(self):
+        bw, q = self.bw, self.regs
+        full = (1 << max(1, self.dw // 8)) - 1
+        while True:
+            await bw.rise()
+            draw = self.rng.next()
+            ok = self.latency == 0 or draw % (self.latency + 1) == 0
+            old = dict(q)
+            for role in ("awready", "wready", "arready"):
+                q[role] = 0
+            if old["awready"] and self.high("awvalid"):
+                self.aw_got, self.aw_addr = True, self.high("awaddr")
+            elif not self.aw_got and self.high("awvalid") and ok:
+                q["awready"] = 1
+            if old["wready"] and self.high("wvalid"):
+                self.w_got, self.w_data, self.w_strb = True, self.high("wdata"), self.high("wstrb", full)
+            elif not self.w_got and self.high("wvalid") and ok:
+                q["wready"] = 1
+            if old["bvalid"] and self.high("bready", 1):
+                q["bvalid"] = 0
+            elif self.aw_got and self.w_got and not old["bvalid"]:
+                write_bytes(self.words, self.index(self.aw_addr), self.w_data, self.w_strb, self.dw)
+                q["bvalid"] = 1
+                self.aw_got = self.w_got = False
+            if old["arready"] and self.high("arvalid"):
+                self.ar_got, self.ar_addr = True, self.high("araddr")
+            elif not self.ar_got and not old["rvalid"] and self.high("arvalid") and ok:
+                q["arready"] = 1
+            if old["rvalid"] and self.high("rready", 1):
+                q["rvalid"] = 0
+            elif self.ar_got and not old["rvalid"]:
+                if "rdata" in q:
+                    q["rdata"] = self.words[self.index(self.ar_addr)]
+                if "rlast" in q:
+                    q["rlast"] = 1
+                q["rvalid"] = 1
+                self.ar_got = False
+            self.drive()
+'''
+"""AXI responder mirroring the SV process (the fallback for AxiRam/AxiLiteRam)."""
+
+AXI_RESP_EXT = '''
+
+class AxiRamResponder:
+    """`respond` for an AXI master through cocotbext-axi's AxiRam (AxiLiteRam for AXI4-Lite).
+
+    The memory holds the SV model's words; latency > 0 pauses the address and write-data
+    channels on the cycles the SV process would not accept (the same xorshift32 draws).
+    """
+
+    def __init__(self, bw, ram, driven, dw, templates, fields):
+        self.bw = bw
+        self.ram = ram
+        self.driven = driven
+        self.dw = dw
+        self.templates = templates
+        self.fields = fields
+        self.gates = (ram.write_if.aw_channel, ram.write_if.w_channel, ram.read_if.ar_channel)
+        self.parts = (*self.gates, ram.write_if.b_channel, ram.read_if.r_channel, ram.write_if, ram.read_if)
+        self.rng = Rng()
+        self.latency = 0
+        self.task = None
+
+    def start(self, fill, seed, latency):
+        words = fill_memory(self.bw.rng, fill, seed, self.dw, self.templates, self.fields)
+        self.ram.write(0, b"".join(w.to_bytes(self.dw // 8, "little") for w in words))
+        self.rng.state = seed & MASK32
+        self.latency = latency
+        self.bw.own(self.driven)
+        for part in self.parts:
+            part.assert_reset(False)
+        if latency > 0 and self.task is None:
+            self.task = cocotb.start_soon(self.throttle())
+
+    async def throttle(self):
+        while True:
+            ok = self.rng.next() % (self.latency + 1) == 0
+            for gate in self.gates:
+                gate.pause = not ok
+            await self.bw.rise()
+
+    def stop(self):
+        if self.task is not None:
+            self.task.cancel()
+            self.task = None
+        for gate in self.gates:
+            gate.pause = False
+        for part in self.parts:
+            part.assert_reset(True)
+        self.bw.release(self.driven)
+'''
+"""AXI responder through cocotbext-axi."""
+
+SERIAL = '''
+
+class SerialPin:
+    """`serial` frames through cocotbext-uart's UartSource: start bit, 8 data bits LSB first, stop bits.
+
+    Parity rides as a ninth data bit; a break (data > 0xff: the line low for 12 bit times)
+    and frames sent while a loopback drives the pin are written by hand, as the SV task does.
+    """
+
+    def __init__(self, bw, port):
+        self.bw = bw
+        self.port = port
+        self.sources = {}
+        logging.getLogger("cocotb." + bw.dut[port]._path).setLevel(logging.WARNING)
+
+    async def send(self, period, data, parity, stop):
+        bw = self.bw
+        looped = INDEX[self.port] in bw.owned
+        for byte in data:
+            if byte > 0xFF:
+                bw.put_name(self.port, 0)
+                await bw.step(period * 12)
+                bw.put_name(self.port, 1)
+                await bw.step(period)
+                continue
+            bits = 9 if parity else 8
+            if not looped:
+                key = (period, bits, stop)
+                if key not in self.sources:
+                    # UartSource times bits as int(1e9 / baud) ns: a quarter ns over makes that exact.
+                    baud = 1e9 / (period * PERIOD_NS + 0.25)
+                    self.sources[key] = UartSource(bw.dut[self.port], baud=baud, bits=bits, stop_bits=stop)
+                ones = bin(byte).count("1") % 2
+                frame = byte | ((ones if parity == 1 else 1 - ones) << 8 if parity else 0)
+                self.sources[key].write_nowait([frame])
+            await bw.step(period * (1 + bits + stop))
+        bw.values[INDEX[self.port]] = 1
+        if not looped:
+            bw.applied[INDEX[self.port]] = 1
+'''
+"""Serial input through cocotbext-uart."""
+
+LOOPBACK = '''
+
+class Loopback:
+    """`loopback`: the design's serial output copied onto its serial input until turned off or reset."""
+
+    def __init__(self, bw, pin, partner):
+        self.bw = bw
+        self.pin = pin
+        self.partner = partner
+        self.task = None
+
+    def start(self):
+        self.bw.own([self.pin])
+        if self.task is None:
+            self.task = cocotb.start_soon(self.run())
+
+    async def run(self):
+        source, sink = self.bw.dut[self.partner], self.bw.dut[self.pin]
+        while True:
+            sink.value = source.value
+            await ValueChange(source)
+
+    def stop(self):
+        if self.task is not None:
+            self.task.cancel()
+            self.task = None
+        self.bw.release([self.pin])
+'''
+"""Serial loopback (a wire, no extension needed)."""
