@@ -17,7 +17,7 @@ from agent.program import cocotb_drivers as drv
 from agent.program import cocotb_responders as rsp
 from agent.program.cocotb_lib import MEMORY, PORTS, py_tuple
 from agent.program.interfaces import Iface
-from agent.program.sv_ifaces import _decode_order
+from agent.program.sv_ifaces import decode_order
 from agent.program.target import Target
 
 AXIL_ROLES = ("awaddr", "awvalid", "awready", "wdata", "wvalid", "wready", "bvalid", "bready", "araddr", "arvalid",
@@ -213,7 +213,7 @@ def sink_plan(t: Target, s: Iface) -> DriverPlan:
 def _memory_args(r: Iface) -> str:
     """dw, decoder templates and decoded fields of a responder's memory model."""
     dw = max(8, r.data_bits or 32)
-    fields = () if r.templates else _decode_order(r)
+    fields = () if r.templates else decode_order(r)
     return f"{dw}, {py_tuple(r.templates)}, {py_tuple(fields)}"
 
 

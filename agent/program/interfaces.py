@@ -57,10 +57,9 @@ def split_name(name: str) -> tuple[str, str]:
     """(prefix, role) of a port name, lower case: `i_wb_cyc` -> (`wb`, `cyc`), `mem_ready` -> (`mem`, `ready`)."""
     low = _DECOR_SUFFIX.sub("", _DECOR_PREFIX.sub("", name.lower()))
     for role in sorted((*AXI_ROLES, *STREAM_ROLES), key=len, reverse=True):
-        if low.endswith(role) and len(low) > len(role):
-            head = low[: -len(role)].rstrip("_")
-            if head:
-                return head, role
+        # Only after an underscore: `s_axi_awvalid`, but not APB's `pwdata` (which is no `p` + `wdata`).
+        if low.endswith("_" + role):
+            return low[: -len(role) - 1], role
     if "_" in low:
         head, _, role = low.rpartition("_")
         return head, role

@@ -108,7 +108,7 @@ def instance(t: Target) -> list[str]:
 def step_task(t: Target) -> list[str]:
     """`bw_step(n)`: wait n steps (clock negedges, or a delay without a clock)."""
     wait = f"#{COMB_DELAY}" if t.layout.combinational else f"@(negedge {t.layout.clocks[0].name})"
-    return ["task automatic bw_step(input int n);", f"  repeat (n) {wait};", "endtask"]
+    return ["task automatic bw_step(input int bw_n);", f"  repeat (bw_n) {wait};", "endtask"]
 
 
 def rng_lines(t: Target) -> list[str]:
@@ -120,16 +120,16 @@ def rng_lines(t: Target) -> list[str]:
         "  bw_state ^= bw_state << 13; bw_state ^= bw_state >> 17; bw_state ^= bw_state << 5;",
         "  return bw_state;",
         "endfunction",
-        f"function automatic logic [{W}-1:0] bw_bits(input int w);",
-        f"  logic [{W}-1:0] v = '0;",
-        "  if (w > 4) begin  // separate ifs: the draw happens only for fields wider than 4 bits",
+        f"function automatic logic [{W}-1:0] bw_bits(input int bw_w);",
+        f"  logic [{W}-1:0] bw_v = '0;",
+        "  if (bw_w > 4) begin  // separate ifs: the draw happens only for fields wider than 4 bits",
         "    if (bw_rand() % 100 < 15) begin",
-        "      repeat (1 + bw_rand() % 3) v[bw_rand() % w] = 1'b1;",
-        "      return v;",
+        "      repeat (1 + bw_rand() % 3) bw_v[bw_rand() % bw_w] = 1'b1;",
+        "      return bw_v;",
         "    end",
         "  end",
-        "  for (int k = 0; k < w; k += 32) v[k +: 32] = bw_rand();",
-        f"  return v & ({{{W}{{1'b1}}}} >> ({W} - w));",
+        "  for (int bw_k = 0; bw_k < bw_w; bw_k += 32) bw_v[bw_k +: 32] = bw_rand();",
+        f"  return bw_v & ({{{W}{{1'b1}}}} >> ({W} - bw_w));",
         "endfunction",
     ]
 
@@ -153,15 +153,15 @@ def palette_of(t: Target, f: Field) -> tuple[int, ...]:
 
 def access_lines(t: Target) -> list[str]:
     """`bw_put(i, v)` / `bw_get(i)` by field index, `bw_out(i)` by output index."""
-    lines = [f"task automatic bw_put(input int i, input logic [{W}-1:0] v);", "  case (i)"]
+    lines = [f"task automatic bw_put(input int bw_i, input logic [{W}-1:0] bw_v);", "  case (bw_i)"]
     for i, f in enumerate(t.fields):
-        lines.append(f"    {i}: {t.handle(f)} = {f.bits}'(v);")
+        lines.append(f"    {i}: {t.handle(f)} = {f.bits}'(bw_v);")
     lines += ["    default: ;", "  endcase", "endtask",
-              f"function automatic logic [{W}-1:0] bw_get(input int i);", "  case (i)"]
+              f"function automatic logic [{W}-1:0] bw_get(input int bw_i);", "  case (bw_i)"]
     for i, f in enumerate(t.fields):
         lines.append(f"    {i}: return {W}'({t.handle(f)});")
     lines += ["    default: return '0;", "  endcase", "endfunction",
-              f"function automatic logic [{W}-1:0] bw_out(input int i);", "  case (i)"]
+              f"function automatic logic [{W}-1:0] bw_out(input int bw_i);", "  case (bw_i)"]
     for i, (name, _) in enumerate(t.outputs()):
         lines.append(f"    {i}: return {W}'({name});")
     lines += ["    default: return '0;", "  endcase", "endfunction"]
@@ -187,9 +187,9 @@ def background_off(t: Target) -> list[str]:
 
 def reset_task(t: Target) -> list[str]:
     """`bw_reset(n)`: responders off, data idle, resets asserted for n steps, then released for one."""
-    body = [*background_off(t), *idle_lines(t), *_reset_fields(t, True), "bw_step(n);", *_reset_fields(t, False),
+    body = [*background_off(t), *idle_lines(t), *_reset_fields(t, True), "bw_step(bw_n);", *_reset_fields(t, False),
             "bw_step(1);"]
-    return ["task automatic bw_reset(input int n);", *_pack(body), "endtask"]
+    return ["task automatic bw_reset(input int bw_n);", *_pack(body), "endtask"]
 
 
 def _pack(statements: Sequence[str], indent: str = "  ", width: int = 100) -> list[str]:
@@ -215,11 +215,11 @@ def random_task(t: Target, trace: bool = False) -> list[str]:
     """
     nf = max(1, len(t.fields))
     lines = [
-        "task automatic bw_random(input int n, input int unsigned seed, input int pal, input int keep,",
-        f"                         input int maxhold, input int resets, input logic [{nf - 1}:0] only);",
-        "  int unsigned r;",
-        "  bw_state = seed;",
-        "  for (int s = 0; s < n; s++) begin",
+        "task automatic bw_random(input int bw_n, input int unsigned bw_seed, input int bw_pal, input int bw_keep,",
+        f"                         input int bw_maxhold, input int bw_resets, input logic [{nf - 1}:0] bw_only);",
+        "  int unsigned bw_r;",
+        "  bw_state = bw_seed;",
+        "  for (int bw_s = 0; bw_s < bw_n; bw_s++) begin",
     ]
     for i, f in enumerate(t.fields):
         if f.reset:
@@ -228,17 +228,17 @@ def random_task(t: Target, trace: bool = False) -> list[str]:
         draw = f"{h} = {f.bits}'(bw_bits({f.bits}));"
         pal = palette_of(t, f)
         if pal:
-            draw = (f"if (r < keep + pal) {h} = BW_PAL_{i}[bw_rand() % {len(pal)}]; "
+            draw = (f"if (bw_r < bw_keep + bw_pal) {h} = BW_PAL_{i}[bw_rand() % {len(pal)}]; "
                     f"else {h} = {f.bits}'(bw_bits({f.bits}));")
-        lines.append(f"    if (only[{i}]) begin r = bw_rand() % 100; if (r >= keep) begin {draw} end end")
+        lines.append(f"    if (bw_only[{i}]) begin bw_r = bw_rand() % 100; if (bw_r >= bw_keep) begin {draw} end end")
     resets = [f for f in t.fields if f.reset]
     if resets:
-        pulse = " ".join(f"{f.name} = (r < resets) ? 1'b{f.asserted} : 1'b{f.idle};" for f in resets)
-        lines.append(f"    if (resets > 0) begin r = bw_rand() % 1000; {pulse} end")
+        pulse = " ".join(f"{f.name} = (bw_r < bw_resets) ? 1'b{f.asserted} : 1'b{f.idle};" for f in resets)
+        lines.append(f"    if (bw_resets > 0) begin bw_r = bw_rand() % 1000; {pulse} end")
     lines += [
         "    bw_apply_avoid();",
-        *(['    $display("bw_s %0d", s);'] if trace else []),
-        "    bw_step(maxhold > 1 ? 1 + bw_rand() % maxhold : 1);",
+        *(['    $display("bw_s %0d", bw_s);'] if trace else []),
+        "    bw_step(bw_maxhold > 1 ? 1 + bw_rand() % bw_maxhold : 1);",
         "  end",
         "endtask",
     ]
@@ -252,7 +252,7 @@ def corners_task(t: Target) -> list[str]:
         pal = palette_of(t, f)
         if f.reset or not pal:
             continue
-        lines.append(f"  for (int k = 0; k < {len(pal)}; k++) begin {f.name} = BW_PAL_{i}[k]; bw_apply_avoid(); "
+        lines.append(f"  for (int bw_k = 0; bw_k < {len(pal)}; bw_k++) begin {f.name} = BW_PAL_{i}[bw_k]; bw_apply_avoid(); "
                      f"bw_step(1); end {f.name} = '0;")
     ones = [f"{t.handle(f)} = '1;" for f in t.fields if not f.reset]
     lines += [*_pack([*ones, "bw_step(2);", *idle_lines(t), "bw_step(2);"]), "endtask"]
@@ -263,11 +263,11 @@ def walk_task(t: Target) -> list[str]:
     """`bw_walk()`: walking ones, then walking zeros, over every data input at once."""
     data = [f for f in t.fields if not f.reset]
     width = min(64, max((f.bits for f in data), default=0))
-    lines = ["task automatic bw_walk();", "  for (int inv = 0; inv < 2; inv++)",
-             f"    for (int b = 0; b < {width}; b++) begin"]
+    lines = ["task automatic bw_walk();", "  for (int bw_inv = 0; bw_inv < 2; bw_inv++)",
+             f"    for (int bw_b = 0; bw_b < {width}; bw_b++) begin"]
     for f in data:
-        lines.append(f"      {t.handle(f)} = {f.bits}'(((b < {f.bits}) ? ({W}'(1) << b) : {W}'(0)) ^ "
-                     f"(inv ? {{{W}{{1'b1}}}} : {W}'(0)));")
+        lines.append(f"      {t.handle(f)} = {f.bits}'(((bw_b < {f.bits}) ? ({W}'(1) << bw_b) : {W}'(0)) ^ "
+                     f"(bw_inv ? {{{W}{{1'b1}}}} : {W}'(0)));")
     lines += ["      bw_step(1);", "    end", "endtask"]
     return lines
 
@@ -275,10 +275,10 @@ def walk_task(t: Target) -> list[str]:
 def toggle_task() -> list[str]:
     """`bw_toggle(i, bit)`: one input bit high for a step, then low for a step."""
     return [
-        "task automatic bw_toggle(input int i, input int b);",
-        f"  logic [{W}-1:0] v;",
-        "  v = bw_get(i); v[b] = 1'b1; bw_put(i, v); bw_step(1);",
-        "  v[b] = 1'b0; bw_put(i, v); bw_step(1);",
+        "task automatic bw_toggle(input int bw_i, input int bw_b);",
+        f"  logic [{W}-1:0] bw_v;",
+        "  bw_v = bw_get(bw_i); bw_v[bw_b] = 1'b1; bw_put(bw_i, bw_v); bw_step(1);",
+        "  bw_v[bw_b] = 1'b0; bw_put(bw_i, bw_v); bw_step(1);",
         "endtask",
     ]
 
@@ -288,19 +288,21 @@ def avoid_lines() -> list[str]:
 
     After each random step, a matching combination has its first field's value stepped by one.
     """
-    args = ", ".join(f"input int f{j}, input logic [{W}-1:0] v{j}" for j in range(MAX_AVOID_PAIRS))
-    stores = " ".join(f"bw_av_f[bw_av_n][{j}] = f{j}; bw_av_v[bw_av_n][{j}] = v{j};" for j in range(MAX_AVOID_PAIRS))
+    args = ", ".join(f"input int bw_f{j}, input logic [{W}-1:0] bw_v{j}" for j in range(MAX_AVOID_PAIRS))
+    stores = " ".join(f"bw_av_f[bw_av_n][{j}] = bw_f{j}; bw_av_v[bw_av_n][{j}] = bw_v{j};"
+                      for j in range(MAX_AVOID_PAIRS))
     return [
         f"int bw_av_n = 0; int bw_av_k [{MAX_AVOID}]; int bw_av_f [{MAX_AVOID}][{MAX_AVOID_PAIRS}];",
         f"logic [{W}-1:0] bw_av_v [{MAX_AVOID}][{MAX_AVOID_PAIRS}];",
-        f"task automatic bw_avoid(input int k, {args});",
-        f"  if (bw_av_n < {MAX_AVOID}) begin bw_av_k[bw_av_n] = k; {stores} bw_av_n++; end",
+        f"task automatic bw_avoid(input int bw_k, {args});",
+        f"  if (bw_av_n < {MAX_AVOID}) begin bw_av_k[bw_av_n] = bw_k; {stores} bw_av_n++; end",
         "endtask",
         "task automatic bw_apply_avoid();",
-        "  for (int a = 0; a < bw_av_n; a++) begin",
-        "    bit hit = 1'b1;",
-        "    for (int j = 0; j < bw_av_k[a]; j++) if (bw_get(bw_av_f[a][j]) != bw_av_v[a][j]) hit = 1'b0;",
-        "    if (hit) bw_put(bw_av_f[a][0], bw_av_v[a][0] + 1);",
+        "  for (int bw_a = 0; bw_a < bw_av_n; bw_a++) begin",
+        "    bit bw_hit = 1'b1;",
+        "    for (int bw_j = 0; bw_j < bw_av_k[bw_a]; bw_j++)",
+        "      if (bw_get(bw_av_f[bw_a][bw_j]) != bw_av_v[bw_a][bw_j]) bw_hit = 1'b0;",
+        "    if (bw_hit) bw_put(bw_av_f[bw_a][0], bw_av_v[bw_a][0] + 1);",
         "  end",
         "endtask",
     ]
@@ -309,7 +311,7 @@ def avoid_lines() -> list[str]:
 def wait_task() -> list[str]:
     """`bw_wait(i, value, timeout)`: step until output i equals value (harness form of `wait`)."""
     return [
-        f"task automatic bw_wait(input int i, input logic [{W}-1:0] value, input int timeout);",
-        "  for (int t = 0; t < timeout && bw_out(i) != value; t++) bw_step(1);",
+        f"task automatic bw_wait(input int bw_i, input logic [{W}-1:0] bw_value, input int bw_timeout);",
+        "  for (int bw_t = 0; bw_t < bw_timeout && bw_out(bw_i) != bw_value; bw_t++) bw_step(1);",
         "endtask",
     ]

@@ -35,27 +35,27 @@ def bus_tasks(t: Target, bus: Iface) -> list[str]:
     aw = max(1, bus.addr_bits)
     dw = max(1, bus.data_bits)
     sw = max(1, dw // 8)
-    head = (f"input logic [{aw - 1}:0] a, input logic [{dw - 1}:0] d, input logic [{sw - 1}:0] s")
+    head = (f"input logic [{aw - 1}:0] bw_a, input logic [{dw - 1}:0] bw_d, input logic [{sw - 1}:0] bw_s")
     name = bus.name
-    lines = [f"task automatic {name}_write({head}); {name}_xfer(1'b1, a, d, s); endtask",
-             f"task automatic {name}_read(input logic [{aw - 1}:0] a); {name}_xfer(1'b0, a, '0, '1); endtask"]
+    lines = [f"task automatic {name}_write({head}); {name}_xfer(1'b1, bw_a, bw_d, bw_s); endtask",
+             f"task automatic {name}_read(input logic [{aw - 1}:0] bw_a); {name}_xfer(1'b0, bw_a, '0, '1); endtask"]
     body = {"wishbone": _wishbone, "axil": _axil, "apb": _apb}[bus.kind](t, bus)
-    return [f"task automatic {name}_xfer(input bit w, {head});", *body, "endtask", *lines]
+    return [f"task automatic {name}_xfer(input bit bw_w, {head});", *body, "endtask", *lines]
 
 
 def _wishbone(t: Target, b: Iface) -> list[str]:
     clk, r = _clk(t), b.port
     pipelined = bool(r("stall"))
-    start = _sets([(r("cyc"), "1'b1"), (r("stb"), "1'b1"), (r("we"), "w"), (r("addr"), "a"), (r("wdata"), "d"),
-                   (r("sel"), f"{_bits(t, r('sel'))}'(s)" if r("sel") else "")])
-    accept = f"if (!{r('stall')}) acc = 1'b1; " if pipelined else ""
-    drop = f" if (acc) {r('stb')} = 1'b0;" if pipelined else ""
+    start = _sets([(r("cyc"), "1'b1"), (r("stb"), "1'b1"), (r("we"), "bw_w"), (r("addr"), "bw_a"), (r("wdata"), "bw_d"),
+                   (r("sel"), f"{_bits(t, r('sel'))}'(bw_s)" if r("sel") else "")])
+    accept = f"if (!{r('stall')}) bw_acc = 1'b1; " if pipelined else ""
+    drop = f" if (bw_acc) {r('stb')} = 1'b0;" if pipelined else ""
     return [
-        "  bit got, acc;",
+        "  bit bw_got, bw_acc;",
         f"  {start}",
-        "  got = 1'b0; acc = 1'b0;",
-        f"  for (int t = 0; t < {TIMEOUT} && !got; t++) begin",
-        f"    @(posedge {clk}); {accept}if ({r('ack')}) got = 1'b1;",
+        "  bw_got = 1'b0; bw_acc = 1'b0;",
+        f"  for (int bw_t = 0; bw_t < {TIMEOUT} && !bw_got; bw_t++) begin",
+        f"    @(posedge {clk}); {accept}if ({r('ack')}) bw_got = 1'b1;",
         f"    @(negedge {clk});{drop}",
         "  end",
         "  " + _sets([(r("cyc"), "1'b0"), (r("stb"), "1'b0"), (r("we"), "1'b0")]),
@@ -68,24 +68,26 @@ def _axil(t: Target, b: Iface) -> list[str]:
     extras = [(r("awprot"), "'0"), (r("awlen"), "'0"), (r("awsize"), f"{size}"), (r("awburst"), "2'b01"),
               (r("awid"), "'0"), (r("wlast"), "1'b1"), (r("arprot"), "'0"), (r("arlen"), "'0"),
               (r("arsize"), f"{size}"), (r("arburst"), "2'b01"), (r("arid"), "'0")]
-    strb = f"{_bits(t, r('wstrb'))}'(s)" if r("wstrb") else ""
+    strb = f"{_bits(t, r('wstrb'))}'(bw_s)" if r("wstrb") else ""
     one = "1'b1"
-    write = _sets([(r("awvalid"), one), (r("awaddr"), "a"), (r("wvalid"), one), (r("wdata"), "d"),
+    write = _sets([(r("awvalid"), one), (r("awaddr"), "bw_a"), (r("wvalid"), one), (r("wdata"), "bw_d"),
                    (r("wstrb"), strb), (r("bready"), one)])
-    read = _sets([(r("arvalid"), one), (r("araddr"), "a"), (r("rready"), one)])
+    read = _sets([(r("arvalid"), one), (r("araddr"), "bw_a"), (r("rready"), one)])
     return [
-        "  bit aw, wd, done;",
-        "  aw = !w; wd = !w; done = 1'b0;",
+        "  bit bw_aw, bw_wd, bw_done;",
+        "  bw_aw = !bw_w; bw_wd = !bw_w; bw_done = 1'b0;",
         "  " + _sets(extras),
-        f"  if (w) begin {write} end",
+        f"  if (bw_w) begin {write} end",
         f"  else begin {read} end",
-        f"  for (int t = 0; t < {TIMEOUT} && !done; t++) begin",
+        f"  for (int bw_t = 0; bw_t < {TIMEOUT} && !bw_done; bw_t++) begin",
         f"    @(posedge {clk});",
-        f"    if (w) begin if ({r('awvalid')} && {r('awready')}) aw = 1'b1; if ({r('wvalid')} && {r('wready')}) wd = 1'b1;"
-        f" if ({r('bvalid')} && {r('bready')}) done = 1'b1; end",
-        f"    else begin if ({r('arvalid')} && {r('arready')}) aw = 1'b1; if ({r('rvalid')} && {r('rready')}) done = 1'b1; end",
+        f"    if (bw_w) begin if ({r('awvalid')} && {r('awready')}) bw_aw = 1'b1;"
+        f" if ({r('wvalid')} && {r('wready')}) bw_wd = 1'b1; if ({r('bvalid')} && {r('bready')}) bw_done = 1'b1; end",
+        f"    else begin if ({r('arvalid')} && {r('arready')}) bw_aw = 1'b1;"
+        f" if ({r('rvalid')} && {r('rready')}) bw_done = 1'b1; end",
         f"    @(negedge {clk});",
-        f"    if (w && aw) {r('awvalid')} = 1'b0; if (w && wd) {r('wvalid')} = 1'b0; if (!w && aw) {r('arvalid')} = 1'b0;",
+        f"    if (bw_w && bw_aw) {r('awvalid')} = 1'b0; if (bw_w && bw_wd) {r('wvalid')} = 1'b0;"
+        f" if (!bw_w && bw_aw) {r('arvalid')} = 1'b0;",
         "  end",
         "  " + _sets([(r("awvalid"), "1'b0"), (r("wvalid"), "1'b0"), (r("bready"), "1'b0"), (r("arvalid"), "1'b0"),
                       (r("rready"), "1'b0")]),
@@ -96,11 +98,12 @@ def _apb(t: Target, b: Iface) -> list[str]:
     clk, r = _clk(t), b.port
     ready = r("ready") or "1'b1"
     return [
-        "  bit done;",
-        "  " + _sets([(r("sel"), "1'b1"), (r("enable"), "1'b0"), (r("write"), "w"), (r("addr"), "a"),
-                      (r("wdata"), "d"), (r("strb"), f"{_bits(t, r('strb'))}'(s)" if r("strb") else "")]),
-        f"  bw_step(1); {r('enable')} = 1'b1; done = 1'b0;",
-        f"  for (int t = 0; t < {TIMEOUT} && !done; t++) begin @(posedge {clk}); done = {ready}; @(negedge {clk}); end",
+        "  bit bw_done;",
+        "  " + _sets([(r("sel"), "1'b1"), (r("enable"), "1'b0"), (r("write"), "bw_w"), (r("addr"), "bw_a"),
+                      (r("wdata"), "bw_d"), (r("strb"), f"{_bits(t, r('strb'))}'(bw_s)" if r("strb") else "")]),
+        f"  bw_step(1); {r('enable')} = 1'b1; bw_done = 1'b0;",
+        f"  for (int bw_t = 0; bw_t < {TIMEOUT} && !bw_done; bw_t++) begin @(posedge {clk}); bw_done = {ready}; "
+        f"@(negedge {clk}); end",
         "  " + _sets([(r("sel"), "1'b0"), (r("enable"), "1'b0"), (r("write"), "1'b0")]),
     ]
 
@@ -109,7 +112,7 @@ def _apb(t: Target, b: Iface) -> list[str]:
 
 
 def _lane(port: str, lanes: int) -> str:
-    return f"{port}[lane]" if lanes > 1 else port
+    return f"{port}[bw_lane]" if lanes > 1 else port
 
 
 def stream_task(t: Target, s: Iface) -> list[str]:
@@ -130,18 +133,19 @@ def stream_task(t: Target, s: Iface) -> list[str]:
             sets.append(f"{port} = BW_PAL_{idx}[bw_rand() % {len(pal)}];")
         else:
             sets.append(f"{port} = {bits}'(bw_bits({bits}));")
-    last = f" {_lane(r('last'), s.lanes)} = (b == beats - 1);" if r("last") else ""
+    last = f" {_lane(r('last'), s.lanes)} = (bw_b == bw_beats - 1);" if r("last") else ""
     clear_last = f" {_lane(r('last'), s.lanes)} = 1'b0;" if r("last") else ""
     valid, ready = _lane(r("valid"), s.lanes), _lane(r("ready"), s.lanes)
     return [
-        f"task automatic {s.name}_send(input int beats, input int unsigned seed, input int gap, input int lane);",
-        "  bit acc;",
-        "  bw_state = seed;",
-        "  for (int b = 0; b < beats; b++) begin",
-        "    if (gap > 0) while (bw_rand() % 100 < gap) begin " + f"{valid} = 1'b0; bw_step(1); end",
+        f"task automatic {s.name}_send(input int bw_beats, input int unsigned bw_seed, input int bw_gap, input int bw_lane);",
+        "  bit bw_acc;",
+        "  bw_state = bw_seed;",
+        "  for (int bw_b = 0; bw_b < bw_beats; bw_b++) begin",
+        "    if (bw_gap > 0) while (bw_rand() % 100 < bw_gap) begin " + f"{valid} = 1'b0; bw_step(1); end",
         f"    {valid} = 1'b1;{last} " + " ".join(sets),
-        "    acc = 1'b0;",
-        f"    for (int t = 0; t < {TIMEOUT} && !acc; t++) begin @(posedge {clk}); acc = {ready}; @(negedge {clk}); end",
+        "    bw_acc = 1'b0;",
+        f"    for (int bw_t = 0; bw_t < {TIMEOUT} && !bw_acc; bw_t++) begin @(posedge {clk}); bw_acc = {ready}; "
+        f"@(negedge {clk}); end",
         "  end",
         f"  {valid} = 1'b0;{clear_last}",
         "endtask",
@@ -153,7 +157,7 @@ def sink_lines(t: Target, s: Iface) -> list[str]:
     n, ready = s.name, s.port("ready")
     return [
         f"int unsigned bw_{n}_rng = 32'd1; int bw_{n}_p = 100;",
-        f"task automatic {n}_sink(input int p, input int unsigned seed); bw_{n}_p = p; bw_{n}_rng = seed; "
+        f"task automatic {n}_sink(input int bw_p, input int unsigned bw_seed); bw_{n}_p = bw_p; bw_{n}_rng = bw_seed; "
         f"bw_{n}_on = 1'b1; endtask",
         f"always @(negedge {_clk(t)}) if (bw_{n}_on) begin",
         f"  bw_{n}_rng ^= bw_{n}_rng << 13; bw_{n}_rng ^= bw_{n}_rng >> 17; bw_{n}_rng ^= bw_{n}_rng << 5;",
@@ -174,35 +178,35 @@ def _fill_task(t: Target, r: Iface, dw: int) -> list[str]:
     """
     n = r.name
     lines: list[str] = []
-    decode: list[str] = [f"w = {dw}'(bw_bits({dw}));"]
+    decode: list[str] = [f"bw_w = {dw}'(bw_bits({dw}));"]
     if r.templates:
         masks = ", ".join(f"{dw}'h{m:x}" for m, _ in r.templates)
         values = ", ".join(f"{dw}'h{v:x}" for _, v in r.templates)
         lines += [f"localparam logic [{dw - 1}:0] BW_{n.upper()}_TM [{len(r.templates)}] = '{{{masks}}};",
                   f"localparam logic [{dw - 1}:0] BW_{n.upper()}_TV [{len(r.templates)}] = '{{{values}}};"]
-        decode = [f"j = bw_rand() % {len(r.templates)};",
-                  f"w = ({dw}'(bw_bits({dw})) & ~BW_{n.upper()}_TM[j]) | BW_{n.upper()}_TV[j];"]
-    for g, (lsb, width, field_values) in enumerate(() if r.templates else _decode_order(r)):
+        decode = [f"bw_j = bw_rand() % {len(r.templates)};",
+                  f"bw_w = ({dw}'(bw_bits({dw})) & ~BW_{n.upper()}_TM[bw_j]) | BW_{n.upper()}_TV[bw_j];"]
+    for g, (lsb, width, field_values) in enumerate(() if r.templates else decode_order(r)):
         lits = ", ".join(f"{width}'h{v:x}" for v in field_values)
         lines.append(f"localparam logic [{width - 1}:0] BW_{n.upper()}_F{g} [{len(field_values)}] = '{{{lits}}};")
-        pick = f"w[{lsb} +: {width}] = BW_{n.upper()}_F{g}[bw_rand() % {len(field_values)}];"
-        decode.append(pick if g == len(_decode_order(r)) - 1 else f"if (bw_rand() % 5 != 0) {pick}")
+        pick = f"bw_w[{lsb} +: {width}] = BW_{n.upper()}_F{g}[bw_rand() % {len(field_values)}];"
+        decode.append(pick if g == len(decode_order(r)) - 1 else f"if (bw_rand() % 5 != 0) {pick}")
     return [
         *lines,
-        f"task automatic {n}_respond(input int fill, input int unsigned seed, input int lat);",
-        f"  logic [{dw - 1}:0] w; int j;",
-        "  bw_state = seed;",
-        f"  for (int k = 0; k < {MEM_WORDS}; k++) begin",
-        f"    case (fill) 0: begin {' '.join(decode)} end 1: w = {dw}'(bw_bits({dw})); 2: w = '0; "
-        f"default: w = {dw}'(k * {max(1, dw // 8)}); endcase",
-        f"    bw_{n}_mem[k] = w;",
+        f"task automatic {n}_respond(input int bw_fill, input int unsigned bw_seed, input int bw_lat);",
+        f"  logic [{dw - 1}:0] bw_w; int bw_j;",
+        "  bw_state = bw_seed;",
+        f"  for (int bw_k = 0; bw_k < {MEM_WORDS}; bw_k++) begin",
+        f"    case (bw_fill) 0: begin {' '.join(decode)} end 1: bw_w = {dw}'(bw_bits({dw})); 2: bw_w = '0; "
+        f"default: bw_w = {dw}'(bw_k * {max(1, dw // 8)}); endcase",
+        f"    bw_{n}_mem[bw_k] = bw_w;",
         "  end",
-        f"  bw_{n}_rng = seed; bw_{n}_lat = lat; bw_{n}_wait = 0; bw_{n}_on = 1'b1;",
+        f"  bw_{n}_rng = bw_seed; bw_{n}_lat = bw_lat; bw_{n}_wait = 0; bw_{n}_on = 1'b1;",
         "endtask",
     ]
 
 
-def _decode_order(r: Iface) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
+def decode_order(r: Iface) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
     """Decoded fields in the order a word is built.
 
     Wide ones first (narrow ones refine them), the field with the most values (the opcode)
@@ -232,8 +236,8 @@ def _index(addr: str, dw: int) -> str:
 
 def _write_bytes(n: str, idx: str, wdata: str, strb: str, dw: int) -> str:
     if strb:
-        return (f"for (int b = 0; b < {max(1, dw // 8)}; b++) if ({strb}[b]) "
-                f"bw_{n}_mem[{idx}][8*b +: 8] = {wdata}[8*b +: 8];")
+        return (f"for (int bw_b = 0; bw_b < {max(1, dw // 8)}; bw_b++) if ({strb}[bw_b]) "
+                f"bw_{n}_mem[{idx}][8*bw_b +: 8] = {wdata}[8*bw_b +: 8];")
     return f"bw_{n}_mem[{idx}] = {wdata};"
 
 
@@ -344,12 +348,13 @@ def serial_task(t: Target, s: Iface) -> list[str]:
     """`<pin>_send(period, data, parity, stop)`: one UART frame (data > 0xff: a break)."""
     pin = s.port("pin")
     return [
-        f"task automatic {s.name}_send(input int period, input logic [8:0] data, input int parity, input int stop);",
-        f"  if (data[8]) begin {pin} = 1'b0; bw_step(period * 12); {pin} = 1'b1; bw_step(period); return; end",
-        f"  {pin} = 1'b0; bw_step(period);",
-        f"  for (int b = 0; b < 8; b++) begin {pin} = data[b]; bw_step(period); end",
-        f"  if (parity != 0) begin {pin} = (parity == 1) ? ^data[7:0] : ~^data[7:0]; bw_step(period); end",
-        f"  {pin} = 1'b1; bw_step(period * stop);",
+        f"task automatic {s.name}_send(input int bw_period, input logic [8:0] bw_data, input int bw_parity, "
+        "input int bw_stop);",
+        f"  if (bw_data[8]) begin {pin} = 1'b0; bw_step(bw_period * 12); {pin} = 1'b1; bw_step(bw_period); return; end",
+        f"  {pin} = 1'b0; bw_step(bw_period);",
+        f"  for (int bw_b = 0; bw_b < 8; bw_b++) begin {pin} = bw_data[bw_b]; bw_step(bw_period); end",
+        f"  if (bw_parity != 0) begin {pin} = (bw_parity == 1) ? ^bw_data[7:0] : ~^bw_data[7:0]; bw_step(bw_period); end",
+        f"  {pin} = 1'b1; bw_step(bw_period * bw_stop);",
         "endtask",
     ]
 
@@ -364,20 +369,21 @@ def pattern_function() -> list[str]:
     Ramps spread over the whole range, `recip` mimics a 1/k table, `checker` alternates
     0101/1010; a lone register gets its top bit (an enable set, a threshold mid-range).
     """
-    wide = "BW_W + 17"
+    wide = "(BW_W + 17)"  # parenthesised: it is pasted into casts such as `{wide}'(k)`
     return [
-        "function automatic logic [BW_W-1:0] bw_pattern(input int p, input int k, input int count, input int bits);",
-        f"  logic [{wide}-1:0] m = {{{wide}{{1'b1}}}} >> ({wide} - bits);",
-        "  int span = (count > 1) ? count - 1 : 1;",
-        "  if (count == 1 && (p == 0 || p == 1 || p == 5)) return BW_W'(1) << (bits - 1);",
-        "  case (p)",
-        f"    0: return BW_W'({wide}'(k) * m / span);",
-        f"    1: return BW_W'({wide}'(span - k) * m / span);",
-        "    2: return BW_W'(m);",
-        "    3: return BW_W'(((k % 2) ? {BW_W{2'b01}} : {BW_W{2'b10}}) & m);",
-        "    4: return BW_W'(1) << (k % bits);",
-        "    5: return BW_W'((m + 1) / (k + 1));",
-        "    default: return bw_bits(bits);",
+        "function automatic logic [BW_W-1:0] bw_pattern(input int bw_p, input int bw_k, input int bw_count,",
+        "                                               input int bw_nbits);",
+        f"  logic [{wide}-1:0] bw_m = {{{wide}{{1'b1}}}} >> ({wide} - bw_nbits);",
+        "  int bw_span = (bw_count > 1) ? bw_count - 1 : 1;",
+        "  if (bw_count == 1 && (bw_p == 0 || bw_p == 1 || bw_p == 5)) return BW_W'(1) << (bw_nbits - 1);",
+        "  case (bw_p)",
+        f"    0: return BW_W'({wide}'(bw_k) * bw_m / bw_span);",
+        f"    1: return BW_W'({wide}'(bw_span - bw_k) * bw_m / bw_span);",
+        "    2: return BW_W'(bw_m);",
+        "    3: return BW_W'(((bw_k % 2) ? {BW_W{2'b01}} : {BW_W{2'b10}}) & bw_m);",
+        "    4: return BW_W'(1) << (bw_k % bw_nbits);",
+        "    5: return BW_W'((bw_m + 1) / (bw_k + 1));",
+        "    default: return bw_bits(bw_nbits);",
         "  endcase",
         "endfunction",
     ]
@@ -390,19 +396,19 @@ def port_tasks(t: Target, name: str) -> list[str]:
     dw = max(1, min(wp.width, max((b for _, _, b in wp.data), default=1)))
     sets = [f"{f} = {_bits(t, f)}'({v});" for f, v in wp.enable]
     if wp.address:
-        sets.append(f"{wp.address} = a;")
-    sets += [f"{f}[{lsb} +: {bits}] = {bits}'(d);" if _bits(t, f) > bits else f"{f} = {bits}'(d);"
+        sets.append(f"{wp.address} = bw_a;")
+    sets += [f"{f}[{lsb} +: {bits}] = {bits}'(bw_d);" if _bits(t, f) > bits else f"{f} = {bits}'(bw_d);"
              for f, lsb, bits in wp.data]
     idle = [f"{f} = {_bits(t, f)}'({v});" for f, v in wp.idle]
     addrs = wp.addresses or (0,)
     addr_list = ", ".join(f"{aw}'h{a & ((1 << aw) - 1):x}" for a in addrs)
     return [
-        f"task automatic {name}_write(input logic [{aw - 1}:0] a, input logic [{dw - 1}:0] d);",
+        f"task automatic {name}_write(input logic [{aw - 1}:0] bw_a, input logic [{dw - 1}:0] bw_d);",
         f"  {' '.join(sets)} bw_step({wp.hold}); {' '.join(idle)}",
         "endtask",
         f"localparam logic [{aw - 1}:0] BW_{name.upper()}_ADDRS [{len(addrs)}] = '{{{addr_list}}};",
-        f"task automatic {name}_fill(input int pattern, input int unsigned seed);",
-        f"  bw_state = seed; for (int k = 0; k < {len(addrs)}; k++) "
-        f"{name}_write(BW_{name.upper()}_ADDRS[k], {dw}'(bw_pattern(pattern, k, {len(addrs)}, {dw})));",
+        f"task automatic {name}_fill(input int bw_pat, input int unsigned bw_seed);",
+        f"  bw_state = bw_seed; for (int bw_k = 0; bw_k < {len(addrs)}; bw_k++) "
+        f"{name}_write(BW_{name.upper()}_ADDRS[bw_k], {dw}'(bw_pattern(bw_pat, bw_k, {len(addrs)}, {dw})));",
         "endtask",
     ]

@@ -56,7 +56,7 @@ def test_the_fill_patterns_span_the_range_and_flip_every_bit() -> None:
     lines = "\n".join(sv_ifaces.pattern_function())
     for pattern in ("ramp", "down", "recip", "checker"):
         assert sv_ifaces.PATTERN_CODES[pattern] in range(8)
-    assert "{BW_W{2'b01}}" in lines and "(m + 1) / (k + 1)" in lines
+    assert "{BW_W{2'b01}}" in lines and "(bw_m + 1) / (bw_k + 1)" in lines
 
 
 def test_steering_sets_the_operands_an_expression_point_asks_for() -> None:

@@ -99,7 +99,7 @@ def test_the_testbench_draws_exactly_what_rng_py_draws(tmp_path: Path) -> None:
     program = parse_program("reset 2\nrandom 16 0xbeef pal=40 keep=20 maxhold=2\n")
     tb = render_testbench(t, program)
     # Print every drawn vector just before its step, then compare with the Python replay.
-    tb = tb.replace("    bw_step(maxhold > 1", '    $display("v %h %h %h", en, a, w);\n    bw_step(maxhold > 1')
+    tb = tb.replace("    bw_step(bw_maxhold > 1", '    $display("v %h %h %h", en, a, w);\n    bw_step(bw_maxhold > 1')
     result = evaluate_sv(design, tb, options=SimOptions(), run_dir=tmp_path / "run")
     assert result.status.value == "ok", result.detail
     seen = [tuple(int(x, 16) for x in m.groups())
