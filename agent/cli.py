@@ -29,6 +29,11 @@ def add_policy_args(p: argparse.ArgumentParser, extra: tuple[str, ...] = ()) -> 
     p.add_argument("--threads", type=int, help="CPU threads for llama.cpp")
     p.add_argument("--ctx", type=int, default=8192, help="llama.cpp context size (default: %(default)s)")
     p.add_argument("--max-tokens", type=int, default=2048, help="max tokens per response (default: %(default)s)")
+    p.add_argument("--llm-format", default="auto", choices=("auto", "program", "sv"),
+                   help="what an LLM writes: `program` (a stimulus program under a per-design grammar; the "
+                        "testbench is rendered from it, so every reply builds), `sv` (a complete SV testbench, "
+                        "as LLM4Cov), or `auto`: program for models under 7B parameters or contexts under "
+                        "16k tokens, else sv (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
     p.add_argument("--rounds", type=int, default=3, help="refinement rounds after the first (default: %(default)s)")
     p.add_argument("--sim-calls", type=int, default=400, help="simulator-call budget (default: %(default)s)")
@@ -48,10 +53,10 @@ def policy_options(args: argparse.Namespace) -> dict[str, Any]:
         if not args.model:
             raise SimError("--policy llama needs --model PATH (a GGUF file) or a short name (smollm2-135m)")
         return {"model_path": args.model, "n_ctx": args.ctx, "n_threads": args.threads,
-                "max_tokens": args.max_tokens, "seed": args.seed}
+                "max_tokens": args.max_tokens, "seed": args.seed, "format": args.llm_format}
     if args.policy == "openai":
         return {"base_url": args.base_url, "model": args.model or "default", "max_tokens": args.max_tokens,
-                "seed": args.seed}
+                "seed": args.seed, "format": args.llm_format}
     if args.policy in ("heuristic", "random", "random-guided"):
         return {"seed": args.seed, "objective": args.objective, "mutation_cap": args.mutants}
     return {}

@@ -409,10 +409,10 @@ def make_policy(settings: Settings, options: SimOptions) -> Any:
     pol = settings.policy
     if pol.backend == "llama":
         return get_policy("llama", model_path=pol.model_path, n_ctx=pol.context_size,
-                          n_threads=pol.threads or None, max_tokens=pol.max_tokens)
+                          n_threads=pol.threads or None, max_tokens=pol.max_tokens, format=pol.format)
     if pol.backend == "openai":
         return get_policy("openai", base_url=pol.openai_base_url or None, model=pol.openai_model or "default",
-                          max_tokens=pol.max_tokens)
+                          max_tokens=pol.max_tokens, format=pol.format)
     return get_policy(pol.backend, seed=0, sim_options=options)
 
 

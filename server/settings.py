@@ -38,6 +38,9 @@ SECTION = "benchwright"
 Backend = Literal["heuristic", "random", "llama", "openai"]
 """Proposal engines the server can run."""
 
+LlmFormat = Literal["auto", "program", "sv"]
+"""What an LLM backend writes (agent.llm.policy.FORMATS)."""
+
 Notify = Literal["off", "onError", "onWarning", "always"]
 """When the extension pops up notifications."""
 
@@ -115,6 +118,9 @@ class PolicySettings:
     """llama.cpp context size in tokens."""
     max_tokens: int = 2048
     """Most tokens per reply."""
+    format: LlmFormat = "auto"
+    """`program` (a stimulus program under a per-design grammar), `sv` (a complete testbench) or
+    `auto` (program for models under 7B parameters or contexts under 16k tokens)."""
     rounds: int = 3
     """Refinements after the first generation."""
     sim_calls: int = 400

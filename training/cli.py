@@ -139,7 +139,8 @@ class Run:
         if stage == 1:
             spec = teacher_spec(self.cfg.teacher)
         else:
-            spec = student_spec(model or self.gguf(1), self.cfg.pipeline, limits=self.cfg.prompt.limits())
+            spec = student_spec(model or self.gguf(1), self.cfg.pipeline, limits=self.cfg.prompt.limits(),
+                                fmt=self.cfg.prompt.format)
         return _brief(run_synth(self.cfg, self.out, stage, spec, workers=self.workers, ray=self.ray))
 
     def sft(self, stage: int, dry_run: bool = False) -> dict[str, Any]:

@@ -45,6 +45,8 @@ class DataConfig:
     """Random held-out share when `held_out` does not name them."""
     eval_suites: list[str] = field(default_factory=lambda: [], metadata={"help": "extra evaluation suites to decontaminate against"})
     """Evaluation suites besides the held-out split."""
+    repos: list[str] = field(default_factory=lambda: [], metadata={"help": "repository folders as cloned: every module that builds on its own becomes a training design `<repo>__<module>` (training.data.repos)"})
+    """Repositories whose modules become training designs."""
     min_chars: int = _f(100, "drop designs whose RTL is shorter (characters)")
     """Lower length filter."""
     max_chars: int = _f(60_000, "drop designs whose RTL is longer (characters)")
@@ -99,6 +101,10 @@ class StageConfig:
     """Absolute floor."""
     median_margin: float = _f(10.0, "sampler: keep the median state only if it is this many points above the worst")
     """Sampler margin."""
+    per_design: int = _f(1, "transitions kept per design (LLM4Cov: 1; program records are short, so several fit)")
+    """Records kept per design."""
+    max_designs: int = _f(0, "sample/synthesis: at most this many training designs, drawn with the stage seed (0: all)")
+    """Design cap of student sampling (a 135M student on a CPU costs minutes per design)."""
     seed: int = _f(0, "seed of this stage (episodes, sampler)")
     """Stage seed."""
 
@@ -188,7 +194,7 @@ class ExportConfig:
 class EvalConfig:
     """Student vs teacher on the held-out split."""
 
-    policies: list[str] = field(default_factory=lambda: ["student", "heuristic"], metadata={"help": "`student` (the exported GGUF), `base` (model.gguf, untrained) and/or registry policy names"})
+    policies: list[str] = field(default_factory=lambda: ["student", "heuristic"], metadata={"help": "`student` (the exported GGUF), `base` (model.gguf, untrained) and/or registry policy names; `base@sv` / `student@program` override prompt.format for one entry"})
     """What to bench."""
     refinements: int = _f(3, "refinements per episode")
     """Rounds."""
@@ -224,6 +230,8 @@ class PromptConfig:
     """Log cap."""
     compact_targets: bool = _f(False, "write the heuristic teacher's replay testbenches compactly in SFT records (training.data.compact)")
     """Compact replay tables in records (same stimulus, about a third of the tokens)."""
+    format: str = _f("sv", "what the student writes: `sv` (a complete testbench, LLM4Cov) or `program` (a stimulus program under the design's grammar)")
+    """Reply format of records, sampling and evaluation."""
 
     def limits(self) -> Any:
         """As agent.llm.prompting.PromptLimits."""
@@ -373,6 +381,7 @@ def load_config(path: Path | str | None, overrides: list[str] | tuple[str, ...] 
         cfg.data.suites = [str((base / p).resolve()) for p in cfg.data.suites]
         cfg.data.jsonl = [str((base / p).resolve()) for p in cfg.data.jsonl]
         cfg.data.eval_suites = [str((base / p).resolve()) for p in cfg.data.eval_suites]
+        cfg.data.repos = [str((base / p).resolve()) for p in cfg.data.repos]
     for item in overrides:
         apply(cfg, parse_set(item), f"--set {item}")
     validate(cfg)
@@ -397,6 +406,8 @@ def validate(cfg: TrainConfig) -> None:
         raise ConfigError(f"data.rouge_threshold={cfg.data.rouge_threshold} must be in (0, 1]")
     if not 0.0 <= cfg.data.held_out_fraction < 1.0:
         raise ConfigError(f"data.held_out_fraction={cfg.data.held_out_fraction} must be in [0, 1)")
+    if cfg.prompt.format not in ("sv", "program"):
+        raise ConfigError(f"prompt.format={cfg.prompt.format!r}: expected 'sv' or 'program'")
     bad_modes = set(cfg.stage0.modes) - {"direct", "agentic"}
     if bad_modes:
         raise ConfigError(f"stage0.modes has unknown modes {sorted(bad_modes)} (known: direct, agentic)")
@@ -408,10 +419,13 @@ def validate(cfg: TrainConfig) -> None:
 
     if cfg.teacher.policy not in POLICIES:
         raise ConfigError(f"teacher.policy={cfg.teacher.policy!r} is not one of {', '.join(POLICIES)}")
-    for name in cfg.eval.policies:
+    for entry in cfg.eval.policies:
+        name, _, fmt = entry.partition("@")
         if name not in ("student", "base") and name not in POLICIES:
-            raise ConfigError(f"eval.policies has {name!r}: expected 'student', 'base' or one of {', '.join(POLICIES)}")
-    if "base" in cfg.eval.policies and cfg.model.kind != "gguf":
+            raise ConfigError(f"eval.policies has {entry!r}: expected 'student', 'base' or one of {', '.join(POLICIES)}")
+        if fmt and (name not in ("student", "base") or fmt not in ("sv", "program")):
+            raise ConfigError(f"eval.policies has {entry!r}: only student/base take @sv or @program")
+    if any(e.partition("@")[0] == "base" for e in cfg.eval.policies) and cfg.model.kind != "gguf":
         raise ConfigError("eval.policies has 'base', which needs model.kind='gguf' (the base GGUF to bench)")
 
 

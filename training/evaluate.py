@@ -31,12 +31,19 @@ def usage_totals(trajectories: list[dict[str, Any]]) -> dict[str, Any]:
     replies = format_errors = completion = decode_tokens = prompt = cached = 0
     decode_ms = seconds = 0.0
     formats: set[str] = set()
+    per_reply: list[int] = []
+    per_second: list[float] = []
+    stops: dict[str, int] = {}
     for traj in trajectories:
         for step in traj.get("steps", []):
             usage = step.get("usage") or {}
             if "completion_tokens" not in usage:
                 continue
             replies += 1
+            per_reply.append(int(usage.get("completion_tokens", 0)))
+            per_second.append(float(usage.get("seconds", 0.0)))
+            reason = str(usage.get("finish_reason", ""))
+            stops[reason] = stops.get(reason, 0) + 1
             format_errors += 1 if step.get("format_error") else 0
             completion += int(usage.get("completion_tokens", 0))
             prompt += int(usage.get("prompt_tokens", 0))
@@ -52,7 +59,22 @@ def usage_totals(trajectories: list[dict[str, Any]]) -> dict[str, Any]:
         "decode_tok_s": round(decode_tokens / (decode_ms / 1000.0), 1) if decode_ms > 0 else None,
         "e2e_tok_s": round(completion / seconds, 1) if seconds > 0 else None,
         "chat_formats": sorted(formats),
+        "tokens_per_reply_median": _median(per_reply), "tokens_per_reply_mean": _mean(per_reply),
+        "seconds_per_reply_median": _median(per_second), "seconds_per_reply_mean": _mean(per_second),
+        "finish_reasons": stops,
     }
+
+
+def _median(values: list[int] | list[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return round(float(ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2), 2)
+
+
+def _mean(values: list[int] | list[float]) -> float | None:
+    return round(sum(values) / len(values), 2) if values else None
 
 
 def read_trajectories(folder: Path) -> list[dict[str, Any]]:
@@ -62,15 +84,19 @@ def read_trajectories(folder: Path) -> list[dict[str, Any]]:
 
 def compare_markdown(results: dict[str, dict[str, Any]]) -> str:
     """A small student-vs-base-vs-teacher table from bench summaries (+ LLM usage)."""
-    lines = ["| policy | n | Sim Pass % | Cov Pass % | Avg Cov % | parsed replies | decode tok/s | wall s |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| policy | n | Sim Pass % | Cov Pass % | Avg Cov % | sim calls | parsed replies | tokens/reply "
+             "(median) | s/reply (median) | decode tok/s | wall s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, bench in results.items():
         s = bench["summary"]
         u = bench.get("usage") or {}
         parsed = f"{u['replies'] - u['format_errors']}/{u['replies']}" if u.get("replies") else "-"
         tps = f"{u['decode_tok_s']:.1f}" if u.get("decode_tok_s") else "-"
+        tok = f"{u['tokens_per_reply_median']:g}" if u.get("tokens_per_reply_median") is not None else "-"
+        sec = f"{u['seconds_per_reply_median']:.1f}" if u.get("seconds_per_reply_median") is not None else "-"
+        calls = sum(int(d.get("sim_calls", 0)) for d in bench.get("designs", []))
         lines.append(f"| {name} | {s['n']} | {s['sim_pass']:.1f} | {s['cov_pass']:.1f} | {s['avg_cov']:.2f} | "
-                     f"{parsed} | {tps} | {s['wall_s']:.0f} |")
+                     f"{calls} | {parsed} | {tok} | {sec} | {tps} | {s['wall_s']:.0f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -103,19 +129,22 @@ def run_eval(cfg: Any, run_dir: Path, gguf: Path | None, out_dir: Path | None = 
     designs = load_suite(run_dir / "data" / "heldout")
     results: dict[str, dict[str, Any]] = {}
     t0 = time.monotonic()
-    for name in ev.policies:
+    for entry in ev.policies:
+        name, _, fmt = entry.partition("@")
         if name in ("student", "base"):
             # `base` is the untrained GGUF the student started from, under the same settings.
             model = gguf if name == "student" else cfg.model.gguf
             if not model:
                 raise ValueError("eval of `student` needs an exported GGUF (run the export stage or pass --model)")
             options = {"model_path": str(model), "n_ctx": ev.n_ctx, "n_threads": 1, "max_tokens": ev.max_tokens,
-                       "seed": 0, "temperature": ev.temperature, "limits": cfg.prompt.limits()}
+                       "seed": 0, "temperature": ev.temperature, "limits": cfg.prompt.limits(),
+                       "format": fmt or cfg.prompt.format}
             policy = "llama"
         else:
             options, policy = {"seed": 0}, name
-        results[name] = _bench(bench_jobs(designs, policy, options, ev, out / name), out / name, ev.jobs, policy)
-        results[name]["usage"] = usage_totals(read_trajectories(out / name / "designs"))
+        folder = out / entry.replace("@", "-")
+        results[entry] = _bench(bench_jobs(designs, policy, options, ev, folder), folder, ev.jobs, policy)
+        results[entry]["usage"] = usage_totals(read_trajectories(folder / "designs"))
     table = compare_markdown(results)
     out.mkdir(parents=True, exist_ok=True)
     (out / "comparison.md").write_text(table, encoding="utf-8")

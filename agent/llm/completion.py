@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agent.llm.prompting import PromptLimits
+from agent.llm.prompting import PromptLimits, PromptSet
 from agent.policy import State
 
 ChatMessages = Sequence[Mapping[str, str]]
@@ -40,7 +40,8 @@ class Completion:
     text: str
     """The assistant message's content."""
     finish_reason: str = "stop"
-    """`stop`, `length`, or what the backend reported."""
+    """`stop`, `length`, `repetition` (the guard ended a reply that repeated itself), or what
+    the backend reported."""
     prompt_tokens: int = 0
     """Tokens in the prompt."""
     completion_tokens: int = 0
@@ -60,6 +61,8 @@ class Completion:
     """Requests made (more than one after transient errors)."""
     timings: Mapping[str, float] = field(default_factory=dict)
     """Backend-specific timings (e.g. llama.cpp prompt-eval and decode milliseconds)."""
+    stopped: str = ""
+    """Why the backend ended the reply early ('' when it ended by itself or at the cap)."""
 
     def usage(self) -> dict[str, Any]:
         """Plain-data usage record for Proposal.usage and trajectories."""
@@ -68,6 +71,7 @@ class Completion:
             "cached_tokens": self.cached_tokens, "seconds": round(self.seconds, 4),
             "finish_reason": self.finish_reason, "cost": self.cost, "model": self.model,
             "attempts": self.attempts, **({"chat_format": self.chat_format} if self.chat_format else {}),
+            **({"stopped": self.stopped} if self.stopped else {}),
             **{k: round(v, 3) for k, v in self.timings.items()},
         }
 
@@ -101,12 +105,20 @@ class Backend(Protocol):
     """Short backend name for usage records (`llama`, `openai`)."""
 
     def complete(self, messages: ChatMessages, *, max_tokens: int, temperature: float,
-                 seed: int | None, top: str) -> Completion:
-        """Run one chat completion; `top` lets a backend constrain the file name."""
+                 seed: int | None, top: str, grammar: str | None = None) -> Completion:
+        """Run one chat completion.
+
+        `top` lets a backend constrain the file name; `grammar` (GBNF text) replaces the SV
+        reply grammar where the backend can constrain its output.
+        """
         ...
 
-    def fit_limits(self, state: State, limits: PromptLimits, max_tokens: int) -> PromptLimits:
-        """Shrink `limits` so the prompt for `state` fits the backend's context window."""
+    def fit_limits(self, state: State, limits: PromptLimits, max_tokens: int,
+                   prompts: PromptSet | None = None) -> PromptLimits:
+        """Shrink `limits` so the prompt for `state` fits the backend's context window.
+
+        `prompts` is the prompt format (SV when None).
+        """
         ...
 
     def close(self) -> None:

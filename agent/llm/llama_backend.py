@@ -18,16 +18,12 @@ from agent.llm.completion import (
     LLMError,
     MissingExtraError,
     ModelFileError,
-    completion_from_openai,
 )
 from agent.llm.grammar import make_grammar
 from agent.llm.models import gguf_metadata
-from agent.llm.prompting import (
-    PromptLimits,
-    render_context,
-    render_round,
-    system_prompt,
-)
+from agent.llm.program_grammar import make_llama_grammar
+from agent.llm.prompting import SV_PROMPTS, PromptLimits, PromptSet
+from agent.llm.repetition import repeating
 from agent.policy import State
 
 logger = logging.getLogger(__name__)
@@ -105,6 +101,33 @@ def max_tokens_guard(max_tokens: int, eos_token: int) -> Any:
     return LogitsProcessorList([guard])
 
 
+class TokenCounter:
+    """Counts what a streamed completion sampled (prompt length, tokens) and caps the tokens.
+
+    A streamed llama-cpp-python completion reports no usage; the logits processor sees every
+    sampling step, with the whole sequence so far (the prompt on the first call).
+    """
+
+    def __init__(self, max_tokens: int, eos_token: int) -> None:
+        self.prompt_tokens = 0
+        """Tokens of the prompt (the sequence length at the first sampling step)."""
+        self.sampled = 0
+        """Sampling steps so far (generated tokens, the end-of-sequence one included)."""
+        self._cap = max_tokens_guard(max_tokens, eos_token)[0]
+
+    def processors(self) -> Any:
+        """The LogitsProcessorList to pass to llama.cpp."""
+        from llama_cpp.llama import LogitsProcessorList
+
+        def count(input_ids: Any, scores: Any) -> Any:
+            if self.sampled == 0:
+                self.prompt_tokens = len(input_ids)
+            self.sampled += 1
+            return self._cap(input_ids, scores)
+
+        return LogitsProcessorList([count])
+
+
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     """Length of the longest common prefix of two token sequences."""
     n = 0
@@ -122,7 +145,7 @@ class LlamaBackend:
 
     def __init__(self, model_path: str | Path, *, n_ctx: int = 8192, n_threads: int | None = None,
                  seed: int = 0, use_grammar: bool = True, cache: bool = True,
-                 ram_cache_bytes: int = 0, verbose: bool = False) -> None:
+                 ram_cache_bytes: int = 0, verbose: bool = False, guard: bool = True) -> None:
         llama_cpp = import_llama_cpp()
         self.model_path = Path(model_path)
         """The GGUF file."""
@@ -132,6 +155,8 @@ class LlamaBackend:
         """Keep the KV cache between calls (prefix reuse); False re-evaluates every prompt."""
         self.verbose = verbose
         """Let llama.cpp log to stderr after loading."""
+        self.guard = guard
+        """End a reply that starts repeating itself (agent.llm.repetition) instead of decoding to the cap."""
         self._grammars: dict[str, Any] = {}
         self._limits: dict[tuple[Any, ...], PromptLimits] = {}
         check_gguf_file(self.model_path)
@@ -174,11 +199,17 @@ class LlamaBackend:
         llm.verbose = self.verbose
         return llm
 
-    def _grammar(self, top: str) -> Any:
-        """The (cached) grammar for a top module."""
-        if top not in self._grammars:
-            self._grammars[top] = make_grammar(top)
-        return self._grammars[top]
+    @property
+    def n_params(self) -> int:
+        """Parameters of the loaded model."""
+        return int(import_llama_cpp().llama_model_n_params(self.llm.model))
+
+    def _grammar(self, top: str, gbnf: str | None = None) -> Any:
+        """The (cached) grammar: the SV reply shape for a top module, or GBNF text as given."""
+        key = top if gbnf is None else "gbnf:" + gbnf
+        if key not in self._grammars:
+            self._grammars[key] = make_grammar(top) if gbnf is None else make_llama_grammar(gbnf)
+        return self._grammars[key]
 
     def count_tokens(self, text: str) -> int:
         """Tokens of `text` under the model's tokenizer."""
@@ -189,27 +220,30 @@ class LlamaBackend:
         n = sum(self.count_tokens(p) + MESSAGE_OVERHEAD_TOKENS for p in parts) + MESSAGE_OVERHEAD_TOKENS
         return n <= budget, n
 
-    def fit_limits(self, state: State, limits: PromptLimits, max_tokens: int) -> PromptLimits:
+    def fit_limits(self, state: State, limits: PromptLimits, max_tokens: int,
+                   prompts: PromptSet | None = None) -> PromptLimits:
         """Shrink prompt caps until the prompt for `state` fits in n_ctx - max_tokens.
 
         The context (prefix) caps depend only on the design, so the prefix stays
         byte-identical across rounds; the round part absorbs any further shrinking.
+        `prompts` is the prompt format (SV by default).
         """
+        prompts = prompts or SV_PROMPTS
         budget = self.n_ctx - max_tokens - SAFETY_TOKENS
         if budget < 512:
             raise LLMError(
                 f"n_ctx={self.n_ctx} leaves {budget} prompt tokens with max_tokens={max_tokens}; "
                 f"raise n_ctx or lower max_tokens")
         design = state.design
-        key = (design.name, design.rtl, design.spec, limits)
+        key = (prompts.name, design.name, design.rtl, design.spec, limits)
         fitted = self._limits.get(key)
         if fitted is None:
             # Keep room for a follow-up turn: a testbench as long as a reply, plus a report.
             prefix_budget = budget - min(budget // 2, max_tokens + 1024)
             fitted = limits
-            system = system_prompt()
+            system = prompts.system()
             for _ in range(12):
-                ok, used = self._fits([system, render_context(design, fitted)], prefix_budget)
+                ok, used = self._fits([system, prompts.context(design, fitted)], prefix_budget)
                 if ok:
                     break
                 ratio = prefix_budget / used
@@ -223,10 +257,10 @@ class LlamaBackend:
                 logger.warning("design %s: RTL/spec context truncated to %d/%d chars to fit n_ctx=%d",
                                design.name, fitted.max_rtl_chars, fitted.max_spec_chars, self.n_ctx)
             self._limits[key] = fitted
-        context = render_context(design, fitted)
-        system = system_prompt()
+        context = prompts.context(design, fitted)
+        system = prompts.system()
         for _ in range(12):
-            ok, used = self._fits([system, context + "\n" + render_round(state, fitted)], budget)
+            ok, used = self._fits([system, context + "\n" + prompts.round(state, fitted)], budget)
             if ok:
                 return fitted
             fitted = replace(
@@ -237,37 +271,72 @@ class LlamaBackend:
         raise LLMError(f"cannot fit the round prompt of {design.name} in n_ctx={self.n_ctx}")
 
     def complete(self, messages: ChatMessages, *, max_tokens: int, temperature: float,
-                 seed: int | None, top: str) -> Completion:
-        """One chat completion; measures how many prompt tokens came from the KV cache."""
+                 seed: int | None, top: str, grammar: str | None = None) -> Completion:
+        """One chat completion; measures how many prompt tokens came from the KV cache.
+
+        The reply is streamed so that the repetition guard can end it as soon as it loops
+        (`finish_reason` `repetition`, the loop described in `stopped`). `grammar` is GBNF
+        text to constrain the reply with instead of the SV reply shape.
+        """
         llm = self.llm
         if not self.cache:
             llm.reset()
         previous = llm.input_ids[: llm.n_tokens].tolist()
-        grammar = self._grammar(top) if self.use_grammar else None
+        constraint = self._grammar(top, grammar) if self.use_grammar else None
         llama_cpp = import_llama_cpp()
         llama_cpp.llama_perf_context_reset(llm.ctx)
+        counter = TokenCounter(max_tokens, llm.token_eos())
+        pieces: list[str] = []
+        finish, stopped = "stop", ""
         t0 = time.monotonic()
         try:
-            data = llm.create_chat_completion(
+            stream = llm.create_chat_completion(
                 messages=[dict(m) for m in messages], max_tokens=max_tokens,
-                temperature=temperature, seed=seed, grammar=grammar,
-                logits_processor=max_tokens_guard(max_tokens, llm.token_eos()))
+                temperature=temperature, seed=seed, grammar=constraint,
+                logits_processor=counter.processors(), stream=True)
+            finish, stopped = self._read_stream(stream, pieces)
         except RuntimeError as exc:  # llama_decode failures: out of KV slots, backend errors
             llm.reset()
             raise LLMError(f"llama.cpp failed on {self.model_path.name}: {exc}") from exc
         seconds = time.monotonic() - t0
-        completion = completion_from_openai(data, seconds)
-        if completion.completion_tokens >= max_tokens:
-            completion = replace(completion, finish_reason="length")  # the guard ends in "stop"
-        prompt = llm.input_ids[: completion.prompt_tokens].tolist()
+        generated = max(0, counter.sampled - (1 if finish == "stop" else 0))  # the end token is no text
+        if generated >= max_tokens and finish != "repetition":
+            finish = "length"  # the cap's guard ends in "stop"
+        prompt = llm.input_ids[: counter.prompt_tokens].tolist()
         reused = common_prefix(previous, prompt)
         if reused == len(prompt) and reused:
             reused -= 1  # llama.cpp replays the last prompt token to refresh logits
         perf = llama_cpp.llama_perf_context(llm.ctx)
         timings = {"prompt_eval_ms": perf.t_p_eval_ms, "decode_ms": perf.t_eval_ms,
                    "prompt_eval_tokens": float(perf.n_p_eval), "decode_tokens": float(perf.n_eval)}
-        return replace(completion, cached_tokens=reused, model=self.model_path.name,
-                       timings=timings, chat_format=self.chat_format)
+        return Completion(text="".join(pieces), finish_reason=finish, prompt_tokens=counter.prompt_tokens,
+                          completion_tokens=generated, cached_tokens=reused, seconds=seconds,
+                          model=self.model_path.name, chat_format=self.chat_format, timings=timings,
+                          stopped=stopped)
+
+    def _read_stream(self, stream: Any, pieces: list[str]) -> tuple[str, str]:
+        """Collect a streamed reply into `pieces`; (finish reason, why it was stopped early)."""
+        finish, since_check = "stop", 0
+        try:
+            for chunk in stream:
+                choice = chunk["choices"][0]
+                piece = (choice.get("delta") or {}).get("content") or ""
+                if piece:
+                    pieces.append(piece)
+                    since_check += 1
+                    # Judge at each new line (line loops), and now and then within a long line.
+                    if self.guard and ("\n" in piece or since_check >= 16):
+                        since_check = 0
+                        loop = repeating("".join(pieces))
+                        if loop is not None:
+                            return "repetition", loop.describe()
+                if choice.get("finish_reason"):
+                    finish = str(choice["finish_reason"])
+        finally:
+            close = getattr(stream, "close", None)
+            if callable(close):
+                close()  # stops decoding when the loop was left early
+        return finish, ""
 
     def close(self) -> None:
         """Free the model and its context."""

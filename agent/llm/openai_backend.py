@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from dataclasses import replace
 from typing import Any
 
 from agent.llm.completion import (
@@ -14,7 +15,8 @@ from agent.llm.completion import (
     MissingExtraError,
     completion_from_openai,
 )
-from agent.llm.prompting import PromptLimits
+from agent.llm.prompting import PromptLimits, PromptSet
+from agent.llm.repetition import repeating
 from agent.policy import State
 
 logger = logging.getLogger(__name__)
@@ -101,8 +103,13 @@ class OpenAIBackend:
                              f"{'s' * (attempts > 1)}: {exc}")
 
     def complete(self, messages: ChatMessages, *, max_tokens: int, temperature: float,
-                 seed: int | None, top: str) -> Completion:
-        """One chat completion, retrying only transient failures."""
+                 seed: int | None, top: str, grammar: str | None = None) -> Completion:
+        """One chat completion, retrying only transient failures.
+
+        `grammar` is not sent (endpoints differ in how they take one); a program-mode reply
+        is checked by the parser instead. A reply that ran to the cap repeating itself is
+        marked `repetition` (the endpoint cannot be stopped early here).
+        """
         request: dict[str, Any] = {
             "model": self.model, "messages": [dict(m) for m in messages],
             "max_tokens": max_tokens, "temperature": temperature,
@@ -123,10 +130,15 @@ class OpenAIBackend:
                                self._where(), type(exc).__name__, attempt, delay)
                 time.sleep(delay)
                 continue
-            return completion_from_openai(response.model_dump(), time.monotonic() - t0,
-                                          attempts=attempt)
+            completion = completion_from_openai(response.model_dump(), time.monotonic() - t0,
+                                                attempts=attempt)
+            loop = repeating(completion.text) if completion.finish_reason == "length" else None
+            if loop is not None:
+                return replace(completion, finish_reason="repetition", stopped=loop.describe())
+            return completion
 
-    def fit_limits(self, state: State, limits: PromptLimits, max_tokens: int) -> PromptLimits:
+    def fit_limits(self, state: State, limits: PromptLimits, max_tokens: int,
+                   prompts: PromptSet | None = None) -> PromptLimits:
         """The endpoint's context size is unknown here: keep the configured caps."""
         return limits
 

@@ -3,19 +3,56 @@
 `LlamaPolicy` runs a local GGUF through llama-cpp-python (`pip install .[llama]`),
 `OpenAIPolicy` any OpenAI-compatible endpoint (`pip install .[openai]`).  Both backends
 return OpenAI-shaped dicts, normalized by `completion_from_openai` into a `Completion`.
+
+Two reply formats (`format=`): `sv`, LLM4Cov's complete testbench, and `program`, a
+stimulus program (agent.program) under a per-design grammar that the policy renders into
+the testbench itself, so every reply builds. `auto` picks `program` for small models and
+small contexts and `sv` for large ones (`choose_format`). The policies default to `sv`;
+`benchwright run`/`bench` (`--llm-format`) and the language server (`benchwright.policy.format`)
+default to `auto`.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from typing import Any
 
-from agent.llm.completion import Backend, ModelFileError
+from agent.llm.completion import Backend, Completion, ModelFileError
 from agent.llm.parse import FormatError, parse_response
-from agent.llm.prompting import DEFAULT_LIMITS, PromptLimits, render_messages
+from agent.llm.prompting import DEFAULT_LIMITS, SV_PROMPTS, PromptLimits, messages_for
 from agent.policy import Budget, Proposal, State
+from sim.errors import SimError
+from sim.suite import Design
 
 logger = logging.getLogger(__name__)
+
+FORMATS = ("auto", "program", "sv")
+"""Reply formats an LLM policy can be asked for."""
+
+SV_MIN_PARAMS = 7e9
+"""`auto`: models with fewer parameters write programs (a 4B model's full testbench takes many
+minutes per proposal on a laptop CPU; a 135M model's never builds)."""
+
+SV_MIN_CTX = 16384
+"""`auto`: contexts smaller than this write programs (a testbench reply needs thousands of tokens)."""
+
+
+def choose_format(requested: str, backend: Any) -> tuple[str, str]:
+    """(format, why) for a backend: `requested` unless it is `auto`."""
+    if requested not in FORMATS:
+        raise ValueError(f"LLM format {requested!r} is not in supported list: {', '.join(FORMATS)}")
+    if requested != "auto":
+        return requested, "requested"
+    params = getattr(backend, "n_params", None)
+    n_ctx = getattr(backend, "n_ctx", None)
+    if params is None and n_ctx is None:
+        return "sv", "auto: an endpoint of unknown size (a large model is assumed)"
+    if isinstance(n_ctx, int) and n_ctx < SV_MIN_CTX:
+        return "program", f"auto: context {n_ctx} < {SV_MIN_CTX} tokens"
+    if isinstance(params, int) and params < SV_MIN_PARAMS:
+        return "program", f"auto: {params / 1e9:.2g}B parameters < {SV_MIN_PARAMS / 1e9:g}B"
+    return "sv", "auto: a large model with a large context"
 
 
 class LLMPolicy:
@@ -25,9 +62,12 @@ class LLMPolicy:
     """Registry name (overridden by subclasses)."""
 
     def __init__(self, backend: Backend, *, max_tokens: int = 2048, temperature: float = 0.2,
-                 seed: int | None = 0, limits: PromptLimits = DEFAULT_LIMITS) -> None:
+                 seed: int | None = 0, limits: PromptLimits = DEFAULT_LIMITS, format: str = "sv") -> None:
         self.backend = backend
         """Where completions come from."""
+        self.format, self.format_reason = choose_format(format, backend)
+        """`program` or `sv` (resolved from `auto`), and why."""
+        self._targets: dict[tuple[Any, ...], Any] = {}
         self.max_tokens = max_tokens
         """Cap on generated tokens per reply."""
         self.temperature = temperature
@@ -41,26 +81,86 @@ class LLMPolicy:
 
     def propose(self, state: State, budget: Budget) -> Proposal:
         """Render s_t, query the backend, parse; a bad reply becomes `format_error`."""
-        limits = self.backend.fit_limits(state, self.limits, self.max_tokens)
-        messages = render_messages(state, limits)
+        if self.format == "program":
+            try:
+                target = self.target(state.design)
+            except SimError as exc:
+                logger.warning("%s: program mode needs the design's interface (%s); writing SV instead",
+                               state.design.name, exc)
+                return self._propose_sv(state, note=f"program mode unavailable: {exc}")
+            return self._propose_program(state, target)
+        return self._propose_sv(state)
+
+    def _complete(self, state: State, messages: list[dict[str, str]], grammar: str | None = None) -> Completion:
         seed = None if self.seed is None else self.seed + self.calls
         self.calls += 1
-        completion = self.backend.complete(messages, max_tokens=self.max_tokens,
-                                           temperature=self.temperature, seed=seed,
-                                           top=state.design.top)
-        usage = {"backend": self.backend.name, **completion.usage()}
+        return self.backend.complete(messages, max_tokens=self.max_tokens, temperature=self.temperature,
+                                     seed=seed, top=state.design.top, grammar=grammar)
+
+    def _propose_sv(self, state: State, note: str = "") -> Proposal:
+        """LLM4Cov's format: the reply is the complete testbench."""
+        limits = self.backend.fit_limits(state, self.limits, self.max_tokens, prompts=SV_PROMPTS)
+        messages = messages_for(SV_PROMPTS, state, limits)
+        completion = self._complete(state, messages)
+        usage = {"backend": self.backend.name, "format": "sv", **completion.usage(),
+                 **({"format_note": note} if note else {})}
         base = Proposal(testbench="", filename=f"tb_{state.design.top}.sv",
                         response=completion.text, messages=tuple(dict(m) for m in messages),
                         usage=usage)
         try:
             parsed = parse_response(completion.text, state.design.top)
         except FormatError as exc:
-            return replace(base, format_error=exc.message)
+            return replace(base, format_error=_with_stop(exc.message, completion))
         return replace(base, testbench=parsed.code, filename=parsed.filename)
+
+    def target(self, design: Design) -> Any:
+        """The design as programs see it (cached per design; reads the interface with Verilator)."""
+        key = (design.name, design.top, design.rtl)
+        if key not in self._targets:
+            from agent.heuristic.engine import make_target
+            from sim.analysis.interface import read_interface
+
+            self._targets[key], _ = make_target(design, read_interface(design), "heuristic")
+        return self._targets[key]
+
+    def _propose_program(self, state: State, target: Any) -> Proposal:
+        """Program mode: the reply is a stimulus program; the testbench is rendered from it."""
+        from agent.llm.program_grammar import program_grammar
+        from agent.llm.program_parse import parse_program_reply
+        from agent.llm.program_prompting import ProgramPrompts
+        from agent.program.sv import render_testbench
+
+        prompts = ProgramPrompts(target)
+        limits = self.backend.fit_limits(state, self.limits, self.max_tokens, prompts=prompts)
+        messages = messages_for(prompts, state, limits)
+        completion = self._complete(state, messages, grammar=program_grammar(target).gbnf)
+        usage = {"backend": self.backend.name, "format": "program", **completion.usage()}
+        base = Proposal(testbench="", filename=f"tb_{state.design.top}.sv", response=completion.text,
+                        messages=tuple(dict(m) for m in messages), usage=usage)
+        try:
+            parsed = parse_program_reply(completion.text, target.scope,
+                                         cut=completion.finish_reason in ("length", "repetition"))
+        except FormatError as exc:
+            return replace(base, format_error=_with_stop(exc.message, completion))
+        notes = [n for n in (parsed.note, completion.stopped) if n]
+        model = completion.model or self.backend.name
+        tb = render_testbench(target, parsed.program, title=f"a stimulus program written by {model}",
+                              notes=notes)
+        usage.update(program_ops=sum(1 for _ in parsed.program.walk()), **({"salvaged": parsed.note}
+                                                                          if parsed.note else {}))
+        return replace(base, testbench=tb, usage=usage)
 
     def close(self) -> None:
         """Release the backend."""
         self.backend.close()
+
+
+def _with_stop(message: str, completion: Completion) -> str:
+    """A parse error, prefixed with why decoding was stopped early (the repetition guard)."""
+    if not completion.stopped:
+        return message
+    return (f"Decoding was stopped after {completion.completion_tokens} tokens because {completion.stopped}. "
+            + message)
 
 
 class LlamaPolicy(LLMPolicy):
@@ -72,7 +172,8 @@ class LlamaPolicy(LLMPolicy):
                  n_ctx: int = 8192, n_threads: int | None = None, max_tokens: int = 2048,
                  temperature: float = 0.2, seed: int | None = 0, use_grammar: bool = True,
                  cache: bool = True, ram_cache_bytes: int = 0,
-                 limits: PromptLimits = DEFAULT_LIMITS, verbose: bool = False) -> None:
+                 limits: PromptLimits = DEFAULT_LIMITS, verbose: bool = False, format: str = "sv",
+                 guard: bool = True) -> None:
         from agent.llm.llama_backend import LlamaBackend
         from agent.llm.models import ModelNotInstalledError, resolve_model
 
@@ -86,9 +187,9 @@ class LlamaPolicy(LLMPolicy):
             raise ModelFileError(str(exc)) from exc
         backend = LlamaBackend(path, n_ctx=n_ctx, n_threads=n_threads, seed=seed or 0,
                                use_grammar=use_grammar, cache=cache,
-                               ram_cache_bytes=ram_cache_bytes, verbose=verbose)
+                               ram_cache_bytes=ram_cache_bytes, verbose=verbose, guard=guard)
         super().__init__(backend, max_tokens=max_tokens, temperature=temperature, seed=seed,
-                         limits=limits)
+                         limits=limits, format=format)
 
 
 class OpenAIPolicy(LLMPolicy):
@@ -100,10 +201,10 @@ class OpenAIPolicy(LLMPolicy):
                  api_key_env: str = "OPENAI_API_KEY", timeout_s: float = 120.0,
                  max_retries: int = 3, backoff_s: float = 1.0, max_tokens: int = 2048,
                  temperature: float = 0.2, seed: int | None = 0,
-                 limits: PromptLimits = DEFAULT_LIMITS) -> None:
+                 limits: PromptLimits = DEFAULT_LIMITS, format: str = "sv") -> None:
         from agent.llm.openai_backend import OpenAIBackend
 
         backend = OpenAIBackend(base_url, model, api_key_env=api_key_env, timeout_s=timeout_s,
                                 max_retries=max_retries, backoff_s=backoff_s)
         super().__init__(backend, max_tokens=max_tokens, temperature=temperature, seed=seed,
-                         limits=limits)
+                         limits=limits, format=format)

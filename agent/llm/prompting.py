@@ -12,7 +12,7 @@ import enum
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import jinja2
 
@@ -76,8 +76,8 @@ def _env() -> jinja2.Environment:
     )
 
 
-def _render(name: str, **values: Any) -> str:
-    """Render one template."""
+def render_template(name: str, **values: Any) -> str:
+    """Render one template of agent/llm/prompts/ (StrictUndefined)."""
     return _env().get_template(name).render(**values)
 
 
@@ -101,7 +101,7 @@ def display_path(path: str | Path, design: Design) -> str:
         return p.name if p.is_absolute() else p.as_posix()
 
 
-def _rtl_files(design: Design, budget: int) -> list[dict[str, Any]]:
+def rtl_files(design: Design, budget: int) -> list[dict[str, Any]]:
     """RTL files in compile order within a character budget; the last one may be cut."""
     files: list[dict[str, Any]] = []
     left = budget
@@ -126,15 +126,15 @@ def _rtl_files(design: Design, budget: int) -> list[dict[str, Any]]:
 
 def system_prompt() -> str:
     """The system message (the same for every design and round)."""
-    return _render("system.j2").strip()
+    return render_template("system.j2").strip()
 
 
 def render_context(design: Design, limits: PromptLimits = DEFAULT_LIMITS) -> str:
     """The unchanging part of the user turn: RTL, spec, instance name, reply format."""
     spec = design.spec_text(limits.max_spec_chars).strip()
-    return _render(
+    return render_template(
         "context.j2", top=design.top, description=design.description,
-        files=_rtl_files(design, limits.max_rtl_chars), spec=spec,
+        files=rtl_files(design, limits.max_rtl_chars), spec=spec,
         instance=design.dut_instance,
     )
 
@@ -145,7 +145,7 @@ def _point_key(p: UncoveredPoint, order: tuple[str, ...]) -> tuple[int, str, int
     return (rank, p.file, p.line)
 
 
-def _result_view(result: SimResult, design: Design, limits: PromptLimits) -> dict[str, Any]:
+def result_view(result: SimResult, design: Design, limits: PromptLimits) -> dict[str, Any]:
     """Plain data for the simulation-result section of refine.j2."""
     errors = [
         f"{display_path(m.file, design) if m.file else '<unknown>'}:{m.line}: "
@@ -189,7 +189,7 @@ def render_round(state: State, limits: PromptLimits = DEFAULT_LIMITS) -> str:
     instruction = instruction_for(state)
     target = f"{design.target:g}"
     if instruction is Instruction.WRITE and state.testbench is None and not state.format_error:
-        return _render("initial.j2", top=design.top, target=target)
+        return render_template("initial.j2", top=design.top, target=target)
     tb = state.testbench
     tb_cut = 0
     if tb is not None:
@@ -197,12 +197,12 @@ def render_round(state: State, limits: PromptLimits = DEFAULT_LIMITS) -> str:
         if len(tb) > limits.max_testbench_chars:
             tb_cut = len(tb) - limits.max_testbench_chars
             tb = tb[: limits.max_testbench_chars]
-    return _render(
+    return render_template(
         "refine.j2", top=design.top, target=target, instruction=instruction.value,
         testbench=tb, testbench_truncated=tb_cut,
         testbench_lines=len(tb.splitlines()) if tb is not None else 0,
         tb_filename=f"tb_{design.top}.sv", format_error=state.format_error,
-        result=_result_view(state.result, design, limits) if state.result else None,
+        result=result_view(state.result, design, limits) if state.result else None,
     )
 
 
@@ -221,3 +221,55 @@ def render_prefix_messages(design: Design, limits: PromptLimits = DEFAULT_LIMITS
         {"role": "system", "content": system_prompt()},
         {"role": "user", "content": render_context(design, limits)},
     ]
+
+
+class PromptSet(Protocol):
+    """One prompt format: the system turn, the design's unchanging context, the round's tail.
+
+    `messages_for` renders `[system, user]`, the user turn being the context followed by the
+    round; the backend's context fitting shrinks the same caps whichever format it renders.
+    """
+
+    name: str
+    """`sv` (LLM4Cov's full testbench) or `program` (a stimulus program)."""
+
+    def system(self) -> str:
+        """The system message."""
+        ...
+
+    def context(self, design: Design, limits: PromptLimits) -> str:
+        """The unchanging head of the user turn."""
+        ...
+
+    def round(self, state: State, limits: PromptLimits) -> str:
+        """The round-specific tail of the user turn."""
+        ...
+
+
+class SVPrompts:
+    """The SV testbench format (templates system.j2, context.j2, initial.j2, refine.j2)."""
+
+    name = "sv"
+    """Format name."""
+
+    def system(self) -> str:
+        """The system message."""
+        return system_prompt()
+
+    def context(self, design: Design, limits: PromptLimits) -> str:
+        """RTL, spec, instance name, reply format."""
+        return render_context(design, limits)
+
+    def round(self, state: State, limits: PromptLimits) -> str:
+        """Instruction and feedback."""
+        return render_round(state, limits)
+
+
+SV_PROMPTS = SVPrompts()
+"""The SV format's prompts."""
+
+
+def messages_for(prompts: PromptSet, state: State, limits: PromptLimits = DEFAULT_LIMITS) -> list[dict[str, str]]:
+    """Chat messages of state s_t in a prompt format: `[system, user]`."""
+    user = prompts.context(state.design, limits) + "\n" + prompts.round(state, limits)
+    return [{"role": "system", "content": prompts.system()}, {"role": "user", "content": user}]

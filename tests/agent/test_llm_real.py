@@ -63,3 +63,47 @@ def test_smollm2_episode_uses_its_template_and_parses(tmp_path: Path) -> None:
         assert (tmp_path / "trajectory.json").is_file()
     finally:
         policy.close()
+
+
+def test_smollm2_program_episode_simulates(tmp_path: Path) -> None:
+    """Program mode: the reply is a program under the design's grammar, our testbench runs it."""
+    from agent.program.sv import parse_testbench
+
+    design = load_design(SUITE / "cvdp__gray_to_binary")
+    policy = get_policy("llama", model="smollm2-135m", n_ctx=4096, n_threads=1, max_tokens=160,
+                        temperature=0.0, format="program",
+                        limits=PromptLimits(max_rtl_chars=1500, max_spec_chars=300))
+    try:
+        ep = run_episode(design, policy, AgentConfig(refinements=0, max_sim_calls=1, wall_time_s=300,
+                                                     trajectory_dir=tmp_path))
+        step = ep.steps[0]
+        assert step.usage["format"] == "program"
+        assert step.format_error is None, step.response
+        assert step.response.startswith("```\n")
+        # The testbench is ours, rendered from the program: it builds and it simulates.
+        assert step.observation is not None
+        assert step.observation["status"] == Status.OK.value, step.observation
+        assert step.observation["overall"] > 0
+        program = parse_testbench(step.testbench, policy.target(design))  # type: ignore[attr-defined]
+        assert program is not None
+        assert len(program) >= 1
+        assert step.usage["completion_tokens"] <= 160
+    finally:
+        policy.close()  # type: ignore[attr-defined]
+
+
+def test_smollm2_repetition_guard_ends_a_looping_reply() -> None:
+    """A real model that loops is stopped long before the cap, and says why."""
+    from agent.llm.llama_backend import LlamaBackend
+
+    backend = LlamaBackend(SMOLLM2, n_ctx=2048, n_threads=1, use_grammar=False)
+    try:
+        prompt = ("Print the following line 50 times, one per line, and nothing else:\n"
+                  "assign bus_data_out = bus_enable ? register_file[address] : 32'h0; // read path\n")
+        c = backend.complete([{"role": "user", "content": prompt}], max_tokens=1000, temperature=0.0,
+                             seed=0, top="x")
+    finally:
+        backend.close()
+    assert c.finish_reason == "repetition", (c.finish_reason, c.text[-200:])
+    assert "repeating itself" in c.stopped
+    assert 0 < c.completion_tokens < 500

@@ -25,8 +25,8 @@ def test_smollm2_preset_starts_from_the_packaged_gguf() -> None:
     cfg = load_config(PRESETS / "smollm2-cpu.toml")
     assert cfg.model.kind == "gguf"
     assert cfg.model.gguf == "smollm2-135m"
-    assert cfg.eval.policies == ["student", "base", "heuristic"]
-    assert cfg.prompt.compact_targets
+    assert cfg.eval.policies == ["student", "base", "random", "heuristic"]
+    assert cfg.prompt.format == "program"
     assert cfg.sft.max_len == 4096
     with pytest.raises(ConfigError, match=r"model\.gguf"):
         load_config(PRESETS / "smollm2-cpu.toml", ["model.gguf=''"])
@@ -59,8 +59,10 @@ def test_usage_totals_and_table() -> None:
     assert u["chat_formats"] == ["chat_template.default"]
     summary = {"n": 4, "sim_pass": 50.0, "cov_pass": 25.0, "avg_cov": 40.0, "wall_s": 12.0}
     table = compare_markdown({"student": {"summary": summary, "usage": u}, "heuristic": {"summary": summary}})
-    assert "| student | 4 | 50.0 | 25.0 | 40.00 | 1/2 | 49.3 | 12 |" in table
-    assert "| heuristic | 4 | 50.0 | 25.0 | 40.00 | - | - | 12 |" in table
+    assert u["tokens_per_reply_median"] == 75
+    assert u["seconds_per_reply_median"] == 4.0
+    assert "| student | 4 | 50.0 | 25.0 | 40.00 | 0 | 1/2 | 75 | 4.0 | 49.3 | 12 |" in table
+    assert "| heuristic | 4 | 50.0 | 25.0 | 40.00 | 0 | - | - | - | - | 12 |" in table
 
 
 @pytest.mark.slow

@@ -11,7 +11,11 @@ A candidate transition s_t -> x_{t+1} is kept only if every rule passes, checked
    rules 4 do not apply;
 5. its overall coverage reaches the absolute floor, when one is set (`below_floor`);
 6. it is the best survivor of its design (`not_best`): highest overall, then largest gain,
-   then the shortest testbench, then the smallest key (deterministic).
+   then the shortest testbench, then the smallest key (deterministic). With `per_design`
+   above 1 (program records are short, so a design can give several: seeds, intermediate
+   states) the best `per_design` survivors are kept, taken in turn from the first
+   generations (from s_0) and the refinements (from a state) so both kinds are taught,
+   exact duplicates (same prompt and answer) counted once.
 """
 
 from __future__ import annotations
@@ -136,9 +140,22 @@ def _rank(c: Candidate) -> tuple[float, float, int, str]:
     return (-(c.new.overall if c.new else 0.0), -c.gain, len(c.testbench), c.key)
 
 
+def _in_turn(group: Sequence[Candidate]) -> list[Candidate]:
+    """Candidates by rank, alternating first generations (no prior state) and refinements."""
+    first = sorted((c for c in group if c.prev is None), key=_rank)
+    refine = sorted((c for c in group if c.prev is not None), key=_rank)
+    if not first or not refine:
+        return first or refine
+    lead, other = (first, refine) if _rank(first[0]) <= _rank(refine[0]) else (refine, first)
+    out: list[Candidate] = []
+    for k in range(max(len(lead), len(other))):
+        out += lead[k:k + 1] + other[k:k + 1]
+    return out
+
+
 def curate(candidates: Sequence[Candidate], min_gain: float = 1.0,
-           floor: float | None = 50.0) -> tuple[list[Candidate], dict[str, Reason]]:
-    """Apply all rules; the kept candidates (one per design, by design name) and key -> reason."""
+           floor: float | None = 50.0, per_design: int = 1) -> tuple[list[Candidate], dict[str, Reason]]:
+    """Apply all rules; the kept candidates (up to `per_design` per design, by design name) and key -> reason."""
     reasons: dict[str, Reason] = {}
     survivors: dict[str, list[Candidate]] = {}
     for c in candidates:
@@ -148,11 +165,16 @@ def curate(candidates: Sequence[Candidate], min_gain: float = 1.0,
             survivors.setdefault(c.design, []).append(c)
     kept: list[Candidate] = []
     for design in sorted(survivors):
-        best = min(survivors[design], key=_rank)
-        kept.append(best)
-        for c in survivors[design]:
-            if c is not best:
+        best: list[Candidate] = []
+        seen: set[tuple[str, str]] = set()
+        for c in _in_turn(survivors[design]):
+            sig = (str(c.messages[-1].get("content", "")) if c.messages else "", c.assistant)
+            if len(best) < max(1, per_design) and sig not in seen:
+                best.append(c)
+                seen.add(sig)
+            else:
                 reasons[c.key] = Reason.NOT_BEST
+        kept += best
     return kept, reasons
 
 

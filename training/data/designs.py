@@ -248,6 +248,12 @@ def prepare(cfg: Any, out_dir: Path) -> DataReport:
                 report.dropped["duplicate_id"] += 1
                 continue
             records[rec.id] = (rec, None)
+    for repo in getattr(cfg, "repos", []):
+        for d in repo_module_designs(Path(repo), out_dir / "modules", report):
+            if d.name in records:
+                report.dropped["duplicate_id"] += 1
+                continue
+            records[d.name] = (record_from_design(d), d)
     report.counts["loaded"] = len(records)
 
     # Held-out designs are chosen before filtering so the split does not depend on the filters.
@@ -319,6 +325,29 @@ def prepare(cfg: Any, out_dir: Path) -> DataReport:
     report.counts["train"] = len(final)
     (out_dir / "designs.json").write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
     return report
+
+
+def repo_module_designs(repo: Path, out_root: Path, report: DataReport) -> list[Design]:
+    """The modules of a cloned repository that build on their own, as designs (cached in `out_root`).
+
+    Enumerating them parses every source file with Verilator (minutes for a large
+    repository), so the result is kept in `out_root/<repo>.json` and reused while the
+    repository's sources are unchanged.
+    """
+    from training.data.repos import candidate_files, module_designs
+
+    stamp = [[str(p), p.stat().st_size, p.stat().st_mtime_ns] for p in candidate_files(repo)]
+    marker = out_root / f"{repo.name}.json"
+    cached = json.loads(marker.read_text(encoding="utf-8")) if marker.is_file() else None
+    if cached is None or cached.get("stamp") != stamp or not all((out_root / n).is_dir() for n in cached["designs"]):
+        found = module_designs(repo, out_root)
+        cached = {"stamp": stamp, "designs": found.designs, "dropped": dict(found.dropped), "errors": found.errors}
+        out_root.mkdir(parents=True, exist_ok=True)
+        marker.write_text(json.dumps(cached, indent=1) + "\n", encoding="utf-8")
+    for reason, n in cached["dropped"].items():
+        report.dropped[f"repo_module_{reason}"] += n
+    report.counts[f"repo_modules:{repo.name}"] = len(cached["designs"])
+    return [load_design(out_root / n) for n in cached["designs"]]
 
 
 def _link(design: Design, dest: Path) -> None:

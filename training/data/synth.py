@@ -66,6 +66,8 @@ class EpisodeJob:
     """agent.llm.prompting.PromptLimits for rendering non-LLM prompts (None: the defaults)."""
     compact: bool = False
     """Rewrite replay testbenches compactly in records (training.data.compact)."""
+    fmt: str = "sv"
+    """Record format: `sv` (the testbench is the answer) or `program` (its program is)."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,8 @@ class FixJob:
     """For a format-error state: the parser's message the next prompt carries."""
     compact: bool = False
     """Rewrite replay testbenches compactly in records (training.data.compact)."""
+    fmt: str = "sv"
+    """Record format: `sv` or `program`."""
 
 
 def _make_policy(spec: PolicySpec) -> Any:
@@ -108,16 +112,56 @@ def _close(policy: Any) -> None:
         close()
 
 
+class ProgramRecords:
+    """Program-format records of one design: prompts in program mode, programs as answers."""
+
+    def __init__(self, design: Any, limits: Any) -> None:
+        from agent.heuristic.engine import make_target
+        from agent.llm.program_grammar import program_grammar
+        from agent.llm.program_prompting import ProgramPrompts
+        from sim.analysis.interface import read_interface
+
+        self.target, _ = make_target(design, read_interface(design), "heuristic")
+        self.grammar = program_grammar(self.target)
+        self.prompts = ProgramPrompts(self.target)
+        self.limits = limits
+
+    def messages(self, design: Any, tb: str | None, result: Any, step: int, fmt_error: str | None) -> list[dict[str, str]]:
+        """The program-mode prompt of a state."""
+        from agent.llm.prompting import messages_for
+        from agent.policy import State
+
+        return messages_for(self.prompts, State(design, tb, result, step, fmt_error), self.limits)
+
+    def answer(self, tb: str) -> tuple[str, str]:
+        """(reply, program text) for a testbench we rendered, cut to what the grammar admits; ('', '') otherwise."""
+        from agent.llm.program_grammar import reply_text
+        from agent.program.sv import parse_testbench
+        from agent.program.text import canonical_program, format_program
+        from training.data.programs import fit_to_grammar
+
+        program = parse_testbench(tb, self.target)
+        fitted = fit_to_grammar(canonical_program(program), self.grammar) if program is not None else None
+        if fitted is None:
+            return "", ""
+        text = format_program(fitted)
+        return reply_text(text), text
+
+
 def episode_candidates(design: Any, policy: Any, config: Any, key: str,
                        initial: tuple[str, Any] | None = None, limits: Any = None,
-                       format_error: str | None = None, compact: bool = False) -> list[dict[str, Any]]:
+                       format_error: str | None = None, compact: bool = False,
+                       fmt: str = "sv") -> list[dict[str, Any]]:
     """Run one episode and return every step as a candidate transition (plain data).
 
     The prompt of each step is rebuilt from the state the loop showed the policy (the
     best-so-far testbench and its live SimResult), with the same renderer as inference;
     LLM policies report the exact messages they sent and those are used instead.
     With `compact`, replay testbenches (the heuristic teacher's) appear in the rebuilt
-    prompt and in the assistant turn in their compact, equivalent form.
+    prompt and in the assistant turn in their compact, equivalent form. With
+    `fmt="program"` prompts are program-mode prompts and the answer is the program of the
+    proposed testbench (cut to what the design's grammar admits; none for a testbench that
+    is not a program).
     """
     from agent.llm.parse import FormatError
     from agent.llm.prompting import DEFAULT_LIMITS
@@ -128,15 +172,22 @@ def episode_candidates(design: Any, policy: Any, config: Any, key: str,
     shown = compact_or_same if compact else (lambda text: text)
 
     limits = limits or DEFAULT_LIMITS
+    programs = ProgramRecords(design, limits) if fmt == "program" else None
     prev_tb, prev_res = initial if initial is not None else (None, None)
     prev_fmt: str | None = format_error or None
     out: list[dict[str, Any]] = []
 
     def on_step(rec: Any, ep: Any) -> None:
         nonlocal prev_tb, prev_res, prev_fmt
-        messages = list(rec.messages) or prompt_messages(design, shown(prev_tb), prev_res, rec.step, prev_fmt, limits)
+        if programs is not None:
+            messages = list(rec.messages) or programs.messages(design, prev_tb, prev_res, rec.step, prev_fmt)
+        else:
+            messages = list(rec.messages) or prompt_messages(design, shown(prev_tb), prev_res, rec.step, prev_fmt,
+                                                             limits)
         assistant, tb = "", rec.testbench
-        if tb.strip():
+        if tb.strip() and programs is not None:
+            assistant, tb = programs.answer(tb)
+        elif tb.strip():
             try:
                 assistant = assistant_turn(shown(tb) or tb, design.top)
             except (FormatError, ValueError) as exc:
@@ -147,6 +198,7 @@ def episode_candidates(design: Any, policy: Any, config: Any, key: str,
             "prev": _prev_json(prev_res),
             "new": _obs_json(rec.observation), "messages": messages, "assistant": assistant,
             "testbench": tb, "state_testbench": prev_tb, "format_error": rec.format_error or "",
+            "proposed": rec.testbench,
         })
         prev_fmt = rec.format_error or (None if rec.testbench.strip() else "the response contained no testbench")
         if rec.accepted:
@@ -182,7 +234,7 @@ def teacher_episode(job: EpisodeJob) -> list[dict[str, Any]]:
     cfg = AgentConfig(refinements=job.refinements, target=job.target, max_sim_calls=job.max_sim_calls,
                       wall_time_s=job.wall_time_s)
     try:
-        return episode_candidates(design, policy, cfg, job.key, limits=job.limits, compact=job.compact)
+        return episode_candidates(design, policy, cfg, job.key, limits=job.limits, compact=job.compact, fmt=job.fmt)
     finally:
         _close(policy)
 
@@ -194,8 +246,8 @@ def student_rollout(job: EpisodeJob) -> list[dict[str, Any]]:
     for c in cands:
         if "error" in c:
             continue
-        if c["testbench"].strip() and c["new"] is not None:
-            out.append({"design": c["design"], "key": c["key"], "testbench": c["testbench"],
+        if c["proposed"].strip() and c["new"] is not None:
+            out.append({"design": c["design"], "key": c["key"], "testbench": c["proposed"],
                         "status": c["new"]["status"], "overall": c["new"]["overall"]})
         elif c["format_error"]:
             # An unparseable reply is a failing state too: the state the student is in is
@@ -224,7 +276,7 @@ def fix_state(job: FixJob) -> list[dict[str, Any]]:
         try:
             out += episode_candidates(design, policy, cfg, f"{job.state_key.split('/', 1)[-1]}/fix{k}",
                                       initial=initial, limits=job.limits, format_error=job.format_error,
-                                      compact=job.compact)
+                                      compact=job.compact, fmt=job.fmt)
         finally:
             _close(policy)
     return out
@@ -245,14 +297,24 @@ def teacher_spec(teacher: Any) -> PolicySpec:
     return PolicySpec(teacher.policy, {"seed": teacher.seed})
 
 
-def student_spec(gguf: Path, pipeline: Any, seed: int = 0, limits: Any = None) -> PolicySpec:
+def student_spec(gguf: Path, pipeline: Any, seed: int = 0, limits: Any = None, fmt: str = "sv") -> PolicySpec:
     """The student GGUF as a llama policy (sampling settings from `PipelineConfig`)."""
     options: dict[str, Any] = {"model_path": str(gguf), "n_ctx": pipeline.student_n_ctx, "n_threads": 1,
                                "max_tokens": pipeline.student_max_tokens,
-                               "temperature": pipeline.student_temperature, "seed": seed}
+                               "temperature": pipeline.student_temperature, "seed": seed, "format": fmt}
     if limits is not None:
         options["limits"] = limits
     return PolicySpec("llama", options)
+
+
+def pick_designs(designs: list[Any], limit: int, seed: int) -> list[Any]:
+    """At most `limit` of the designs (0: all), drawn with `seed`, in name order."""
+    if not limit or len(designs) <= limit:
+        return designs
+    import numpy as np
+
+    picks = set(np.random.default_rng(seed).choice(len(designs), size=limit, replace=False).tolist())
+    return [d for k, d in enumerate(designs) if k in picks]
 
 
 def _designs(data_dir: Path) -> list[Any]:
@@ -267,7 +329,7 @@ def _to_candidate(d: dict[str, Any]) -> Candidate:
 
 
 def write_curated(raw: list[dict[str, Any]], out_dir: Path, stage: str, min_gain: float,
-                  floor: float | None) -> dict[str, Any]:
+                  floor: float | None, per_design: int = 1) -> dict[str, Any]:
     """Curate candidates; write data.jsonl, candidates.jsonl and report.json; return the report."""
     from training.data.chat import make_record
 
@@ -275,7 +337,7 @@ def write_curated(raw: list[dict[str, Any]], out_dir: Path, stage: str, min_gain
     errors = [d for d in raw if "error" in d]
     raw = [d for d in raw if "error" not in d]
     cands = [_to_candidate(d) for d in raw]
-    kept, reasons = curate(cands, min_gain=min_gain, floor=floor)
+    kept, reasons = curate(cands, min_gain=min_gain, floor=floor, per_design=per_design)
     with (out_dir / "data.jsonl").open("w", encoding="utf-8") as fh:
         for c in kept:
             rec = make_record(c.messages, c.assistant, design=c.design, key=c.key, stage=stage,
@@ -292,7 +354,7 @@ def write_curated(raw: list[dict[str, Any]], out_dir: Path, stage: str, min_gain
         "reasons": reason_counts(reasons),
         # Counts after each rule, in rule order (what the closing note reports).
         "after_each_rule": _after_each(reasons, len(cands)),
-        "designs_with_data": sorted(c.design for c in kept),
+        "designs_with_data": sorted({c.design for c in kept}),
         "mean_overall_kept": round(sum(c.new.overall for c in kept if c.new) / len(kept), 2) if kept else 0.0,
     }
     (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
@@ -314,6 +376,10 @@ def run_stage0(cfg: Any, run_dir: Path, *, workers: int, ray: str = "") -> dict[
     """Stage 0: teacher trajectories (direct and agentic) on the training designs, curated."""
     from training.meta import write_dir_meta
 
+    if cfg.prompt.format == "program":
+        from training.data.programs import run_program_stage0
+
+        return run_program_stage0(cfg, run_dir, workers=workers, ray=ray)
     t0 = time.monotonic()
     st = cfg.stage0
     spec = teacher_spec(cfg.teacher)
@@ -339,9 +405,11 @@ def run_sample(cfg: Any, run_dir: Path, stage: int, gguf: Path, *, workers: int,
     t0 = time.monotonic()
     st = cfg.sample
     limits = cfg.prompt.limits()
-    jobs = [EpisodeJob(str(d.root), student_spec(gguf, cfg.pipeline, st.seed + k, limits), f"sample/s{k}",
-                       st.refinements, st.max_sim_calls, st.wall_time_s, st.target, limits)
-            for d in _designs(run_dir / "data") for k in range(st.samples)]
+    fmt = cfg.prompt.format
+    jobs = [EpisodeJob(str(d.root), student_spec(gguf, cfg.pipeline, st.seed + k, limits, fmt), f"sample/s{k}",
+                       st.refinements, st.max_sim_calls, st.wall_time_s, st.target, limits, fmt=fmt)
+            for d in pick_designs(_designs(run_dir / "data"), st.max_designs, st.seed + stage)
+            for k in range(st.samples)]
     rows = [s for part in fan_out(student_rollout, jobs, workers=workers, ray_address=ray) for s in part]
     errors = [r["error"] for r in rows if "error" in r]
     states = [SampledState(**r) for r in rows if "error" not in r]
@@ -381,11 +449,11 @@ def run_synth(cfg: Any, run_dir: Path, stage: int, policy: PolicySpec, *, worker
     selected = [json.loads(line) for line in sel_path.read_text(encoding="utf-8").splitlines() if line.strip()]
     jobs = [FixJob(roots[s["design"]], s["key"], s["testbench"], policy.with_seed(st.seed), st.samples,
                    st.max_sim_calls, st.wall_time_s, st.target, cfg.prompt.limits(), s.get("format_error", ""),
-                   cfg.prompt.compact_targets)
+                   cfg.prompt.compact_targets, fmt=cfg.prompt.format)
             for s in selected if s["design"] in roots]
     raw = [c for part in fan_out(fix_state, jobs, workers=workers, ray_address=ray) for c in part]
     out = run_dir / f"stage{stage}"
-    report = write_curated(raw, out, f"stage{stage}", st.min_gain, st.floor)
+    report = write_curated(raw, out, f"stage{stage}", st.min_gain, st.floor, per_design=st.per_design)
     report.update(seconds=round(time.monotonic() - t0, 1), states=len(jobs),
                   policy={"name": policy.name, "options": {k: v if isinstance(v, str | int | float | None) else repr(v)
                                                            for k, v in policy.options.items()}})
