@@ -50,6 +50,16 @@ METHODS = '''
         aw, _, sw = BUSES[bus]
         await self.driver(bus).read(addr & ((1 << aw) - 1), (1 << sw) - 1)
 
+    async def bus_burst(self, bus, addr, count, seed, write):
+        """`bus_burst`: `count` transactions on one address; writes carry seeded random data."""
+        _, dw, _ = BUSES[bus]
+        self.rng.state = seed & MASK32
+        for _ in range(count):
+            if write:
+                await self.bus_write(bus, addr, self.rng.bits(dw), -1)
+            else:
+                await self.bus_read(bus, addr)
+
     async def send(self, stream, beats, seed, gap, lane):
         """`send`: one packet of seeded beats into a stream input."""
         await self.driver(stream).send(beats, seed, gap, lane)
@@ -218,6 +228,9 @@ def op_py(t: Target, op: Op) -> str:
                 f"{_lit(op.num('strb'))})")
     if n == "bus_read":
         return f"await bw.bus_read({op.word('bus')!r}, {_lit(op.num('addr'))})"
+    if n == "bus_burst":
+        return (f"await bw.bus_burst({op.word('bus')!r}, {_lit(op.num('addr'))}, {op.num('count')}, "
+                f"{hex(op.num('seed'))}, {op.num('write')})")
     if n == "send":
         return (f"await bw.send({op.word('stream')!r}, {op.num('beats')}, {hex(op.num('seed'))}, {op.num('gap')}, "
                 f"{op.num('lane')})")

@@ -252,6 +252,17 @@ class SerialPin:
                 await bw.step(period)
                 continue
             bits = 9 if parity else 8
+            if stop == 0 and not looped:
+                # A missing stop bit (a framing error): no UART extension sends one, so by hand.
+                ones = bin(byte).count("1") % 2
+                line = [0, *((byte >> k) & 1 for k in range(8))]
+                line += [ones if parity == 1 else 1 - ones] if parity else []
+                for level in [*line, 0]:
+                    bw.put_name(self.port, level)
+                    await bw.step(period)
+                bw.put_name(self.port, 1)
+                await bw.step(period)
+                continue
             if not looped:
                 key = (period, bits, stop)
                 if key not in self.sources:

@@ -18,7 +18,7 @@ DATA_FILE = "prog.txt"
 OPCODES: dict[str, int] = {
     "reset": 1, "hold": 2, "set": 3, "random": 4, "corners": 5, "walk": 6, "toggle": 7, "avoid": 8,
     "wait": 9, "write": 10, "fill": 11, "bus_write": 12, "bus_read": 13, "send": 14, "sink": 15,
-    "respond": 16, "serial": 17, "loopback": 18,
+    "respond": 16, "serial": 17, "loopback": 18, "bus_burst": 19,
 }
 """Operation -> opcode in the data file (`repeat` has none: it is unrolled)."""
 
@@ -78,6 +78,9 @@ def op_lines(t: Target, op: Op) -> list[str]:
                 f"{_x(op.num('strb'))}"]
     if name == "bus_read":
         return [f"{code} {t.iface_index('bus', op.word('bus'))} {_x(op.num('addr'))}"]
+    if name == "bus_burst":
+        return [f"{code} {t.iface_index('bus', op.word('bus'))} {_x(op.num('addr'))} {op.num('count')} "
+                f"{_x(op.num('seed'))} {op.num('write')}"]
     if name == "send":
         return [f"{code} {t.iface_index('stream', op.word('stream'))} {op.num('beats')} {_x(op.num('seed'))} "
                 f"{op.num('gap')} {op.num('lane')}"]

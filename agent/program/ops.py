@@ -125,6 +125,11 @@ SPECS: tuple[OpSpec, ...] = (
     ), "one write transaction on a bus the design serves (Wishbone, AXI4-Lite, APB)", needs="bus"),
     OpSpec("bus_read", (Arg("bus", "name:bus", None), Arg("addr", "int", None, 0, (1 << 64) - 1, hex=True)),
            "one read transaction on a bus the design serves", needs="bus"),
+    OpSpec("bus_burst", (
+        Arg("bus", "name:bus", None), Arg("addr", "int", None, 0, (1 << 64) - 1, hex=True),
+        Arg("count", "int", None, 1, 256, "transactions"), Arg("seed", "seed", 1, 1, (1 << 32) - 1, hex=True),
+        Arg("write", "int", 1, 0, 1, "1: writes of seeded random data (fills a FIFO); 0: reads (drains one)"),
+    ), "several transactions on one address of a bus the design serves", needs="bus"),
     OpSpec("send", (
         Arg("stream", "name:stream", None), Arg("beats", "int", None, 1, 4096),
         Arg("seed", "seed", 1, 1, (1 << 32) - 1, hex=True),
@@ -146,7 +151,8 @@ SPECS: tuple[OpSpec, ...] = (
     OpSpec("serial", (
         Arg("pin", "name:serial", None), Arg("period", "int", None, 1, 1 << 24, "clock cycles per bit"),
         Arg("data", "ints", None, 0, 0x1FF, "bytes to send (comma separated; 0x100+: a break)", hex=True),
-        Arg("parity", "choice:none|even|odd", "none"), Arg("stop", "int", 1, 1, 2),
+        Arg("parity", "choice:none|even|odd", "none"),
+        Arg("stop", "int", 1, 0, 2, "stop bits (0: the stop bit held low, a framing error)"),
     ), "send UART frames into a serial input (start bit, data LSB first, parity, stop bits)",
         needs="serial"),
     OpSpec("loopback", (Arg("pin", "name:serial", None), Arg("on", "int", 1, 0, 1)),

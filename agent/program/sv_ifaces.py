@@ -38,7 +38,11 @@ def bus_tasks(t: Target, bus: Iface) -> list[str]:
     head = (f"input logic [{aw - 1}:0] bw_a, input logic [{dw - 1}:0] bw_d, input logic [{sw - 1}:0] bw_s")
     name = bus.name
     lines = [f"task automatic {name}_write({head}); {name}_xfer(1'b1, bw_a, bw_d, bw_s); endtask",
-             f"task automatic {name}_read(input logic [{aw - 1}:0] bw_a); {name}_xfer(1'b0, bw_a, '0, '1); endtask"]
+             f"task automatic {name}_read(input logic [{aw - 1}:0] bw_a); {name}_xfer(1'b0, bw_a, '0, '1); endtask",
+             f"task automatic {name}_burst(input logic [{aw - 1}:0] bw_a, input int bw_n, input int unsigned bw_seed, "
+             "input bit bw_w);",
+             f"  bw_state = bw_seed; repeat (bw_n) {name}_xfer(bw_w, bw_a, bw_w ? {dw}'(bw_bits({dw})) : '0, '1);",
+             "endtask"]
     body = {"wishbone": _wishbone, "axil": _axil, "apb": _apb}[bus.kind](t, bus)
     return [f"task automatic {name}_xfer(input bit bw_w, {head});", *body, "endtask", *lines]
 
@@ -345,7 +349,7 @@ def _axi_process(t: Target, r: Iface, dw: int) -> list[str]:
 
 
 def serial_task(t: Target, s: Iface) -> list[str]:
-    """`<pin>_send(period, data, parity, stop)`: one UART frame (data > 0xff: a break)."""
+    """`<pin>_send(period, data, parity, stop)`: one UART frame (data > 0xff: a break; stop 0: a framing error)."""
     pin = s.port("pin")
     return [
         f"task automatic {s.name}_send(input int bw_period, input logic [8:0] bw_data, input int bw_parity, "
@@ -354,7 +358,8 @@ def serial_task(t: Target, s: Iface) -> list[str]:
         f"  {pin} = 1'b0; bw_step(bw_period);",
         f"  for (int bw_b = 0; bw_b < 8; bw_b++) begin {pin} = bw_data[bw_b]; bw_step(bw_period); end",
         f"  if (bw_parity != 0) begin {pin} = (bw_parity == 1) ? ^bw_data[7:0] : ~^bw_data[7:0]; bw_step(bw_period); end",
-        f"  {pin} = 1'b1; bw_step(bw_period * bw_stop);",
+        f"  if (bw_stop == 0) begin {pin} = 1'b0; bw_step(bw_period); end  // a missing stop bit",
+        f"  {pin} = 1'b1; bw_step(bw_period * (bw_stop == 0 ? 1 : bw_stop));",
         "endtask",
     ]
 

@@ -71,6 +71,8 @@ bus_write wb 0x1 0x10
 bus_read s_axil 0x4
 bus_write s_axil 0x8 0xabcd strb=0x6
 bus_write apb 0x8 0x1 strb=0x3
+bus_burst wb 0x2 4 seed=7
+serial uart_rx 8 0x5a stop=0
 send s_axis 4 seed=3 gap=20
 sink m_axis ready=60 seed=5
 respond mem fill=decode latency=2
