@@ -51,6 +51,8 @@ def op_cycles(t: Target, o: Op) -> int:
         return 128
     if n in ("bus_write", "bus_read"):
         return 8
+    if n == "bus_burst":
+        return 8 * o.num("count")
     if n == "send":
         return o.num("beats") * 3
     if n == "serial":
@@ -192,18 +194,28 @@ def gen_bus(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     if roll < 0.35:
         return [op("bus_read", bus.name, rng.choice(addresses)) for _ in range(rng.randint(1, 4))]
     if roll < 0.6:
-        addr = rng.choice(addresses)
-        count = rng.choice((4, 8, 16, 20))
-        mask = (1 << max(1, bus.data_bits)) - 1
-        style = rng.choice(("random", "checker", "ramp"))
-        data = [rng.getrandbits(8) if style == "random" else (0x55 if k % 2 else 0xAA) if style == "checker"
-                else (k * 0x11) & 0xFF for k in range(count)]
-        return [op("bus_write", bus.name, addr, d & mask) for d in data]
+        bits = rng.choice((8, 8, 8, 16, max(1, bus.data_bits)))
+        return [op("bus_burst", bus.name, rng.choice(addresses), rng.choice((4, 8, 16, 20, 32)), seed=seed(rng),
+                   bits=min(bits, max(1, bus.data_bits)))]
     if roll < 0.7:
-        addr = rng.choice(addresses)
-        return [op("bus_read", bus.name, addr) for _ in range(rng.choice((4, 8, 16)))]
-    return [op("bus_write", bus.name, rng.choice(addresses), _bus_data(rng, t, bus)),
+        return [op("bus_burst", bus.name, rng.choice(addresses), rng.choice((4, 8, 16, 20)), seed=seed(rng),
+                   write=0)]
+    strb = rng.choice((0xFF, 0xFF, 0xFF, 1, 2, 4, 8, 3, 0xC))
+    data = (1 << max(1, bus.data_bits)) - 1 if strb != 0xFF and rng.random() < 0.5 else _bus_data(rng, t, bus)
+    return [op("bus_write", bus.name, rng.choice(addresses), data, strb=strb),
             *([op("bus_read", bus.name, rng.choice(addresses))] if rng.random() < 0.5 else [])]
+
+
+def structured_word(rng: random.Random, bits: int, low: int) -> int:
+    """A configuration-like word: random bits in the top byte, a small value below, zeros between.
+
+    Control registers often keep mode bits at the top and a divider or count at the bottom;
+    random top bits try the modes while the small low value keeps the design moving.
+    """
+    if bits <= 8:
+        return rng.getrandbits(bits)
+    top = rng.getrandbits(8) << (bits - 8)
+    return (top | (low & ((1 << (bits - 8)) - 1))) & ((1 << bits) - 1)
 
 
 def _bus_data(rng: random.Random, t: Target, bus: Iface, *, safe: bool = False) -> int:
@@ -216,7 +228,9 @@ def _bus_data(rng: random.Random, t: Target, bus: Iface, *, safe: bool = False) 
     mask = (1 << bits) - 1
     pal = t.palettes.get(bus.port("wdata"), ())
     roll = rng.random()
-    if pal and roll < 0.45:
+    if roll < 0.2 and not safe:
+        return structured_word(rng, bits, rng.choice((_period(t), rng.randrange(1, 64))))
+    if pal and roll < 0.55:
         return rng.choice(pal) & mask
     if roll < 0.6 or safe:
         return rng.choice((0, 1, rng.randrange(2, 64))) if safe else rng.choice((0, 1, mask, rng.randrange(2, 64)))
@@ -256,7 +270,7 @@ def gen_serial(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     if rng.random() < 0.1:
         frames = (*frames, 0x100)  # a break
     return [op("serial", s.name, period, frames, parity=rng.choice(("none", "none", "even", "odd")),
-               stop=rng.choice((1, 1, 2)))]
+               stop=rng.choice((1, 1, 2, 0)))]
 
 
 def gen_port(rng: random.Random, t: Target, h: Hints) -> list[Op]:
@@ -384,17 +398,27 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
             ops += [op("bus_read", bus.name, a) for a in bus.addresses[:8] for _ in range(2)]
         out.append(("serial", Program(tuple(ops))))
         looped = [s for s in ifs.serials if s.partner]
-        if looped:
-            ops = list(base)
-            for bus in ifs.buses:
-                ops += [op("bus_write", bus.name, a, period) for a in bus.addresses[:8]]
-            ops += [op("loopback", s.name) for s in looped] + [op("hold", idle)]
-            for bus in ifs.buses:
-                ops += [op("bus_write", bus.name, a, d) for d in (0x55, 0xA5) for a in bus.addresses[:8]]
-            ops.append(op("hold", 30 * period))
-            for bus in ifs.buses:
-                ops += [op("bus_read", bus.name, a) for a in bus.addresses[:8] for _ in range(2)]
-            out.append(("serial loopback", Program(tuple(ops))))
+        # The design's own output looped back: configure with the period, let the line idle,
+        # then fill one data register with a burst (which register takes the bytes is not
+        # known: one program per address), wait for the frames and drain every register.
+        for bus in ifs.buses[:1] if looped else ():
+            for target_addr in bus.addresses[:4]:
+                # Loop back first: the configuration writes may already send a byte, and a
+                # receiver synchronises only after the line has idled for many bit times.
+                ops = [*base, *(op("loopback", s.name) for s in looped)]
+                ops += [*(op("bus_write", bus.name, a, period) for a in bus.addresses[:8]), op("hold", 2 * idle)]
+                ops += [op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)), op("hold", 220 * period)]
+                ops += [op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0) for a in bus.addresses[:8]]
+                out.append((f"serial loopback @{target_addr:#x}", Program(tuple(ops))))
+            # The same with random mode bits above the period (data bits, parity, stop bits
+            # of a configuration register), one program per address again.
+            for target_addr in bus.addresses[:4]:
+                word = structured_word(rng, max(8, bus.data_bits), period)
+                ops = [*base, *(op("loopback", s.name) for s in looped)]
+                ops += [*(op("bus_write", bus.name, a, word) for a in bus.addresses[:8]), op("hold", 2 * idle)]
+                ops += [op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)), op("hold", 260 * period)]
+                ops += [op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0) for a in bus.addresses[:8]]
+                out.append((f"serial loopback modes @{target_addr:#x}", Program(tuple(ops))))
     if ifs.responders:
         out.append(("requester", Program((*base, op("hold", 4000)))))
     if ifs.streams:

@@ -50,13 +50,12 @@ METHODS = '''
         aw, _, sw = BUSES[bus]
         await self.driver(bus).read(addr & ((1 << aw) - 1), (1 << sw) - 1)
 
-    async def bus_burst(self, bus, addr, count, seed, write):
-        """`bus_burst`: `count` transactions on one address; writes carry seeded random data."""
-        _, dw, _ = BUSES[bus]
+    async def bus_burst(self, bus, addr, count, seed, write, bits):
+        """`bus_burst`: `count` transactions on one address; writes carry `bits` seeded random bits."""
         self.rng.state = seed & MASK32
         for _ in range(count):
             if write:
-                await self.bus_write(bus, addr, self.rng.bits(dw), -1)
+                await self.bus_write(bus, addr, self.rng.bits(bits), -1)
             else:
                 await self.bus_read(bus, addr)
 
@@ -230,7 +229,7 @@ def op_py(t: Target, op: Op) -> str:
         return f"await bw.bus_read({op.word('bus')!r}, {_lit(op.num('addr'))})"
     if n == "bus_burst":
         return (f"await bw.bus_burst({op.word('bus')!r}, {_lit(op.num('addr'))}, {op.num('count')}, "
-                f"{hex(op.num('seed'))}, {op.num('write')})")
+                f"{hex(op.num('seed'))}, {op.num('write')}, {op.num('bits')})")
     if n == "send":
         return (f"await bw.send({op.word('stream')!r}, {op.num('beats')}, {hex(op.num('seed'))}, {op.num('gap')}, "
                 f"{op.num('lane')})")

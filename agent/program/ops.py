@@ -129,6 +129,8 @@ SPECS: tuple[OpSpec, ...] = (
         Arg("bus", "name:bus", None), Arg("addr", "int", None, 0, (1 << 64) - 1, hex=True),
         Arg("count", "int", None, 1, 256, "transactions"), Arg("seed", "seed", 1, 1, (1 << 32) - 1, hex=True),
         Arg("write", "int", 1, 0, 1, "1: writes of seeded random data (fills a FIFO); 0: reads (drains one)"),
+        Arg("bits", "int", 8, 1, 64, "random bits per written word (a byte register's payload by default; "
+                                       "the bits above stay 0, where control bits often sit)"),
     ), "several transactions on one address of a bus the design serves", needs="bus"),
     OpSpec("send", (
         Arg("stream", "name:stream", None), Arg("beats", "int", None, 1, 4096),

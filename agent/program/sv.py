@@ -223,8 +223,8 @@ def _dispatch(t: Target) -> list[str]:
                  f"{_case(t, 'bw_a0', ifs.buses, '{n}_write(bw_x0, bw_x1, bw_x2)')} end",
                  f"{o['bus_read']}: begin {_read('%d %h', 'bw_a0', 'bw_x0')} "
                  f"{_case(t, 'bw_a0', ifs.buses, '{n}_read(bw_x0)')} end",
-                 f"{o['bus_burst']}: begin {_read('%d %h %d %h %d', 'bw_a0', 'bw_x0', 'bw_a1', 'bw_x1', 'bw_a2')} "
-                 f"{_case(t, 'bw_a0', ifs.buses, '{n}_burst(bw_x0, bw_a1, bw_x1[31:0], bw_a2[0])')} end"]
+                 f"{o['bus_burst']}: begin {_read('%d %h %d %h %d %d', 'bw_a0', 'bw_x0', 'bw_a1', 'bw_x1', 'bw_a2', 'bw_a3')} "
+                 f"{_case(t, 'bw_a0', ifs.buses, '{n}_burst(bw_x0, bw_a1, bw_x1[31:0], bw_a2[0], bw_a3)')} end"]
     if ifs.streams:
         arms.append(f"{o['send']}: begin {_read('%d %d %h %d %d', 'bw_a0', 'bw_a1', 'bw_x0', 'bw_a2', 'bw_a3')} "
                     f"{_case(t, 'bw_a0', ifs.streams, '{n}_send(bw_a1, bw_x0[31:0], bw_a2, bw_a3)')} end")
@@ -299,7 +299,8 @@ def op_sv(t: Target, op: Op) -> str:
             return f"{bus.name}_read({a});"
         if n == "bus_burst":
             what = "random writes" if op.num("write") else "reads"
-            return f"{bus.name}_burst({a}, {op.num('count')}, {_seed(op.num('seed'))}, 1'b{op.num('write')});  // {what}"
+            return (f"{bus.name}_burst({a}, {op.num('count')}, {_seed(op.num('seed'))}, 1'b{op.num('write')}, "
+                    f"{op.num('bits')});  // {what}")
         d = _lit(max(1, bus.data_bits), op.num("data"))
         return f"{bus.name}_write({a}, {d}, {_lit(max(1, bus.data_bits // 8), op.num('strb'))});"
     if n == "send":
@@ -424,7 +425,8 @@ def _line_op(t: Target, line: str) -> Op | None:
         pattern = {v: k for k, v in ifc.PATTERN_CODES.items()}[a[0]]
         return Op("fill", (("port", base), ("pattern", pattern), ("seed", a[1])))
     if kind == "burst" and base in {b.name for b in ifs.buses}:
-        return Op("bus_burst", (("bus", base), ("addr", a[0]), ("count", a[1]), ("seed", a[2]), ("write", a[3])))
+        return Op("bus_burst", (("bus", base), ("addr", a[0]), ("count", a[1]), ("seed", a[2]), ("write", a[3]),
+                                ("bits", a[4])))
     if kind in ("write", "read") and base in {b.name for b in ifs.buses}:
         if kind == "read":
             return Op("bus_read", (("bus", base), ("addr", a[0])))

@@ -40,8 +40,8 @@ def bus_tasks(t: Target, bus: Iface) -> list[str]:
     lines = [f"task automatic {name}_write({head}); {name}_xfer(1'b1, bw_a, bw_d, bw_s); endtask",
              f"task automatic {name}_read(input logic [{aw - 1}:0] bw_a); {name}_xfer(1'b0, bw_a, '0, '1); endtask",
              f"task automatic {name}_burst(input logic [{aw - 1}:0] bw_a, input int bw_n, input int unsigned bw_seed, "
-             "input bit bw_w);",
-             f"  bw_state = bw_seed; repeat (bw_n) {name}_xfer(bw_w, bw_a, bw_w ? {dw}'(bw_bits({dw})) : '0, '1);",
+             "input bit bw_w, input int bw_nbits);",
+             f"  bw_state = bw_seed; repeat (bw_n) {name}_xfer(bw_w, bw_a, bw_w ? {dw}'(bw_bits(bw_nbits)) : '0, '1);",
              "endtask"]
     body = {"wishbone": _wishbone, "axil": _axil, "apb": _apb}[bus.kind](t, bus)
     return [f"task automatic {name}_xfer(input bit bw_w, {head});", *body, "endtask", *lines]
