@@ -13,7 +13,8 @@ from typing import Any
 
 from sim.errors import SimError
 from sim.project.init_cli import add_input_args, design_from_args
-from sim.run.evaluate import DEFAULT_SEED, SimOptions, check_seed, evaluate_files
+from sim.run.commands import DEFAULT_SEED, check_seed
+from sim.run.evaluate import SimOptions, evaluate_files
 from sim.run.report import result_json, result_text
 from sim.sandbox.bwrap import describe as describe_sandbox
 from sim.sandbox.outputs import UnsafeOutputError, copy_outputs, list_outputs

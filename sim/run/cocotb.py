@@ -15,8 +15,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from sim.run.cache import build_key, locked
-from sim.run.commands import BuildSpec, coverage_args
-from sim.run.evaluate import SimOptions, builds_dir, check_seed, observe, sandbox_for
+from sim.run.commands import BuildSpec, check_seed, coverage_args
+from sim.run.evaluate import SimOptions, builds_dir, observe, sandbox_for
 from sim.run.messages import parse_messages
 from sim.sandbox.bwrap import Sandbox, status_note
 from sim.sandbox.guard import COCOTB_AUDIT_SITE, check_cocotb

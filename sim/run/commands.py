@@ -8,6 +8,14 @@ from pathlib import Path
 
 from sim.types import Command
 
+DEFAULT_SEED = 1
+"""The simulator seed of every run unless one is given: fixed and non-zero, because
+`+verilator+seed+0` asks Verilator for a fresh random seed on each run (a `$urandom`
+testbench would score differently every time)."""
+
+MAX_SEED = (1 << 31) - 1
+"""Largest seed accepted (Verilator reads it as a 32-bit integer)."""
+
 LENIENT_WARNINGS: tuple[str, ...] = ("-Wno-fatal", "-Wno-lint", "-Wno-style")
 """Warnings never stop a build: testbenches are judged by coverage, not by lint."""
 
@@ -89,3 +97,11 @@ def simulation_run(exe: Path, coverage_file: str = "coverage.dat", seed: int = 0
                    plusargs: Sequence[str] = ()) -> Command:
     """Run a built binary, writing coverage to `coverage_file` in its cwd."""
     return [str(exe), f"+verilator+seed+{seed}", f"+verilator+coverage+file+{coverage_file}", *plusargs]
+
+
+def check_seed(seed: int) -> int:
+    """`seed` when it is a valid explicit seed (1..MAX_SEED); a ValueError saying why otherwise."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 1 <= seed <= MAX_SEED:
+        raise ValueError(f"simulator seed {seed!r} must be an integer from 1 to {MAX_SEED} "
+                         "(0 would make Verilator draw a fresh random seed on every run)")
+    return seed

@@ -392,6 +392,31 @@ def _disk_reader() -> Callable[[str], list[str] | None]:
     return read
 
 
+def restricted_reader(files: Iterable[Path], folders: Iterable[Path] = ()) -> Callable[[str], list[str] | None]:
+    """A source reader for `uncovered` that reads only `files` and files under `folders` (once each).
+
+    A point's file name comes from coverage.dat, which a run could have forged: a point "in"
+    ~/.ssh/id_rsa must not bring that file's lines into a result. Any other name gets no text.
+    """
+    allowed = {str(p) for p in files} | {str(Path(p).resolve()) for p in files}
+    roots = tuple(Path(d).resolve() for d in folders)
+    cache: dict[str, list[str] | None] = {}
+
+    def read(path: str) -> list[str] | None:
+        if path not in cache:
+            lines: list[str] | None = None
+            try:
+                real = Path(path).resolve()
+                if path in allowed or str(real) in allowed or any(real.is_relative_to(d) for d in roots):
+                    lines = real.read_bytes().decode("utf-8", errors="replace").splitlines()
+            except OSError:
+                lines = None
+            cache[path] = lines
+        return cache[path]
+
+    return read
+
+
 def uncovered(
     report: CoverageReport,
     metrics: Iterable[str] = METRICS,

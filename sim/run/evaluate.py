@@ -14,14 +14,21 @@ import shutil
 import tempfile
 import time
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sim.errors import CoverageParseError
 from sim.run import coverage as cov
 from sim.run.cache import build_key, cache_root, locked
-from sim.run.commands import BuildSpec, common_args, simulation_run, verilator_build
+from sim.run.commands import (
+    DEFAULT_SEED,
+    BuildSpec,
+    check_seed,
+    common_args,
+    simulation_run,
+    verilator_build,
+)
 from sim.run.lcov import write_lcov
 from sim.run.messages import parse_messages
 from sim.sandbox.bwrap import (
@@ -54,14 +61,6 @@ WAIVER_FILE = "coverage.waivers"
 
 EXE_NAME = "Vsim"
 """Name of every built simulation binary."""
-
-DEFAULT_SEED = 1
-"""The simulator seed of every run unless one is given: fixed and non-zero, because
-`+verilator+seed+0` asks Verilator for a fresh random seed on each run (a `$urandom`
-testbench would score differently every time)."""
-
-MAX_SEED = (1 << 31) - 1
-"""Largest seed accepted (Verilator reads it as a 32-bit integer)."""
 
 GUARD_LOG_CAP = 64 << 20
 """Largest preprocessed testbench text the guard reads back (`verilator -E` output)."""
@@ -101,14 +100,6 @@ class SimOptions:
     seed: int = DEFAULT_SEED
     """Simulator seed (`+verilator+seed+N`, cocotb's RANDOM_SEED) of runs that are not given one:
     1..2**31-1. The same seed gives a `$urandom` testbench the same coverage on every run."""
-
-
-def check_seed(seed: int) -> int:
-    """`seed` when it is a valid explicit seed (1..MAX_SEED); a ValueError saying why otherwise."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 1 <= seed <= MAX_SEED:
-        raise ValueError(f"simulator seed {seed!r} must be an integer from 1 to {MAX_SEED} "
-                         "(0 would make Verilator draw a fresh random seed on every run)")
-    return seed
 
 
 def builds_dir(options: SimOptions) -> Path:
@@ -378,35 +369,8 @@ def observe(design: Design, dat: Path, metrics: Sequence[str], waivers: Path | N
     except (UnsafeOutputError, OSError) as exc:
         return f"cannot write the lcov file: {exc}"
     return Observation(cov.summarize(dut, tuple(metrics)),
-                       cov.uncovered(dut, tuple(metrics), design_source_reader(design)), dat, lcov, dut,
+                       cov.uncovered(dut, tuple(metrics), cov.restricted_reader(design.rtl, design.include_dirs)), dat, lcov, dut,
                        scopes, notes, attributed.counts())
-
-
-def design_source_reader(design: Design) -> Callable[[str], list[str] | None]:
-    """A source reader for `coverage.uncovered` that reads only the design's own files.
-
-    A point's file name comes from coverage.dat, which the run could have forged: a point
-    "in" ~/.ssh/id_rsa must not bring that file's lines into the result. RTL files and
-    files under the include folders are read (once each); any other name gets no text.
-    """
-    allowed = {str(p) for p in design.rtl} | {str(p.resolve()) for p in design.rtl}
-    folders = tuple(d.resolve() for d in design.include_dirs)
-    cache: dict[str, list[str] | None] = {}
-
-    def read(path: str) -> list[str] | None:
-        if path in cache:
-            return cache[path]
-        lines: list[str] | None = None
-        try:
-            real = Path(path).resolve()
-            if path in allowed or str(real) in allowed or any(real.is_relative_to(d) for d in folders):
-                lines = real.read_bytes().decode("utf-8", errors="replace").splitlines()
-        except OSError:
-            lines = None
-        cache[path] = lines
-        return lines
-
-    return read
 
 
 _LINE_MARK = re.compile(r'^`line\s+(\d+)\s+"((?:[^"\\]|\\.)*)"\s+\d+\s*$')

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.run.evaluate import DEFAULT_SEED, SimOptions, build, check_seed, evaluate_files
+from sim.run.commands import DEFAULT_SEED, check_seed
+from sim.run.evaluate import SimOptions, build, evaluate_files
 from sim.suite import Design
 
 pytestmark = pytest.mark.simulator_required
