@@ -24,6 +24,7 @@ from agent.heuristic.program_search import (
     ProgramSearch,
     ProgramSearchConfig,
     ProgramSearchResult,
+    chain_starts,
     chapters,
     set_cover,
 )
@@ -111,18 +112,34 @@ class EngineReport:
         if self.search is None:
             return f"{self.strategy} engine: {self.note}"
         s = self.search
-        cov = self.final.coverage if self.final is not None and self.final.coverage is not None else None
-        pct = f"overall {cov.overall:.2f}% (" + ", ".join(f"{k} {v:.1f}%" for k, v in cov.percents().items()) + ")" \
-            if cov else f"{s.covered}/{s.total} points in the search"
-        lines = [f"{self.strategy} engine: {len(s.trials)} trials, {len(s.entries)} programs kept "
-                 f"({len(self.program)} operations); {pct}; {self.sim_calls} sim calls, {self.wall_s:.1f} s"]
-        moves = ", ".join(f"{k} +{v}" for k, v in sorted(s.move_gains.items(), key=lambda kv: -kv[1])[:6])
+        cov = (
+            self.final.coverage
+            if self.final is not None and self.final.coverage is not None
+            else None
+        )
+        pct = (
+            f"overall {cov.overall:.2f}% ("
+            + ", ".join(f"{k} {v:.1f}%" for k, v in cov.percents().items())
+            + ")"
+            if cov
+            else f"{s.covered}/{s.total} points in the search"
+        )
+        lines = [
+            f"{self.strategy} engine: {len(s.trials)} trials, {len(s.entries)} programs kept "
+            f"({len(self.program)} operations); {pct}; {self.sim_calls} sim calls, {self.wall_s:.1f} s"
+        ]
+        moves = ", ".join(
+            f"{k} +{v}"
+            for k, v in sorted(s.move_gains.items(), key=lambda kv: -kv[1])[:6]
+        )
         if moves:
             lines.append(f"gains by move: {moves}")
         lines += summarize_failures(s.failures)
         if self.final is not None and not self.reproduced:
-            lines.append("note: the testbench run alone covered a different number of points than its programs did "
-                         "one by one in the search")
+            lines.append(
+                "note: the testbench run alone covered a different number of points than its programs did "
+                "one by one in the search"
+            )
         if self.mutation:
             lines.append(f"mutation objective: {self.mutation}")
         if self.note:
@@ -130,15 +147,35 @@ class EngineReport:
         return "\n".join(lines)
 
 
-def _read_lines(path: str) -> list[str] | None:
-    """Lines of a source file named in a log (None when unreadable)."""
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return None
+def design_line_reader(design: Design) -> Callable[[str], list[str] | None]:
+    """Read a source file a run's log names, if it is one of the design's own files.
+
+    Logs name files as the simulator was given them, often relative to a sandbox folder that
+    no longer exists, so a name matches a design file by its path suffix. The log is the run's
+    output and could name anything: any other file gets no text.
+    """
+    files = [Path(p) for p in design.rtl]
+    cache: dict[str, list[str] | None] = {}
+
+    def read(name: str) -> list[str] | None:
+        if name not in cache:
+            parts = Path(name).parts
+            hits = [f for f in files if parts and f.parts[-len(parts):] == parts]
+            lines = None
+            if len(hits) == 1:
+                try:
+                    lines = hits[0].read_text(encoding="utf-8", errors="replace").splitlines()
+                except OSError:
+                    lines = None
+            cache[name] = lines
+        return cache[name]
+
+    return read
 
 
-def make_target(design: Design, iface: DesignInterface, strategy: str) -> tuple[Target, Hints]:
+def make_target(
+    design: Design, iface: DesignInterface, strategy: str
+) -> tuple[Target, Hints]:
     """The design as programs see it, and the hints the search starts from."""
     layout = make_layout(design, iface)
     if strategy == "random":
@@ -146,38 +183,64 @@ def make_target(design: Design, iface: DesignInterface, strategy: str) -> tuple[
         return Target(layout, recognise(layout), hints.palettes), hints
     hints = sr.mine_hints(layout, iface, mine_spec(design.spec_text(), layout.fields))
     params = {p.name: p.value for p in iface.parameters if isinstance(p.value, int)}
-    interfaces = recognise(layout, params=params, constants=iface.constants, write_ports=iface.write_ports,
-                           slices=iface.slices, templates=iface.templates)
+    interfaces = recognise(
+        layout,
+        params=params,
+        constants=iface.constants,
+        write_ports=iface.write_ports,
+        slices=iface.slices,
+        templates=iface.templates,
+    )
     return Target(layout, interfaces, hints.palettes), hints
 
 
 def _placeholder_tb(design: Design, iface: DesignInterface | None, note: str) -> str:
     """A minimal testbench used when nothing better could be produced."""
     if iface is None:
-        return f"// {note}\nmodule tb_{design.top};\n  {design.top} {design.dut_instance} ();\n" \
-               "  initial #100 $finish;\nendmodule\n"
+        return (
+            f"// {note}\nmodule tb_{design.top};\n  {design.top} {design.dut_instance} ();\n"
+            "  initial #100 $finish;\nendmodule\n"
+        )
     target, _ = make_target(design, iface, "random")
     return render_testbench(target, Program(), title=note)
 
 
-def _trial_runner(built: BuiltTestbench, target: Target, sim_seed: int) -> Callable[[Program], SimResult]:
+def _trial_runner(
+    built: BuiltTestbench, target: Target, sim_seed: int
+) -> Callable[[Program], SimResult]:
     """`run(program)`: one harness run, retried once with a longer limit when it times out."""
+
     def run(program: Program) -> SimResult:
         files = {DATA_FILE: encode(target, program)}
         result = built.run(files, seed=sim_seed)
         if result.status == Status.TIMEOUT:
-            longer = replace(built, options=replace(built.options,
-                                                    run_timeout_s=built.options.run_timeout_s * TIMEOUT_RETRY))
+            longer = replace(
+                built,
+                options=replace(
+                    built.options,
+                    run_timeout_s=built.options.run_timeout_s * TIMEOUT_RETRY,
+                ),
+            )
             result = longer.run(files, seed=sim_seed)
         return result
+
     return run
 
 
-def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
-               holes: Sequence[UncoveredPoint] = (), options: SimOptions = SimOptions(),
-               config: ProgramSearchConfig | None = None, previous: str | None = None,
-               verify: bool = True, objective: str = "coverage",
-               mutation_cap: int | None = None) -> tuple[str, EngineReport]:
+def run_engine(
+    design: Design,
+    *,
+    strategy: str,
+    budget: Budget,
+    seed: int = 0,
+    holes: Sequence[UncoveredPoint] = (),
+    options: SimOptions = SimOptions(),
+    config: ProgramSearchConfig | None = None,
+    previous: str | None = None,
+    verify: bool = True,
+    objective: str = "coverage",
+    mutation_cap: int | None = None,
+) -> tuple[str, EngineReport]:
     """Search programs for `design` within `budget`; the final testbench text and a report.
 
     `previous` is the current testbench: when it is one of the engine's own for this
@@ -193,20 +256,27 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
     wall-clock deadline can stop it (the report says so), never steer it.
     """
     if objective not in OBJECTIVES:
-        raise ValueError(f"objective {objective!r} is not in supported list: {', '.join(OBJECTIVES)}")
+        raise ValueError(
+            f"objective {objective!r} is not in supported list: {', '.join(OBJECTIVES)}"
+        )
     start = time.monotonic()
     try:
         iface = read_interface(design)
     except DesignError as exc:
         note = f"cannot read the design interface: {exc}"
-        return _placeholder_tb(design, None, note), EngineReport(strategy, None, None, 0, 0.0, False, note)
+        return _placeholder_tb(design, None, note), EngineReport(
+            strategy, None, None, 0, 0.0, False, note
+        )
     target, hints = make_target(design, iface, strategy)
-    built = build_sv(design, render_harness(target), tb_name=f"{HARNESS_TOP}.sv", options=options)
+    built = build_sv(
+        design, render_harness(target), tb_name=f"{HARNESS_TOP}.sv", options=options
+    )
     if isinstance(built, SimResult):
         note = f"harness build failed: {built.detail}"
         logger.warning("%s: %s", design.name, note)
         return _placeholder_tb(design, iface, note), EngineReport(
-            strategy, None, None, 0, time.monotonic() - start, False, note)
+            strategy, None, None, 0, time.monotonic() - start, False, note
+        )
     calls = 0
     trial = _trial_runner(built, target, 1 + seed % 0x7FFF_FFFE)
 
@@ -220,7 +290,9 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
     share = max(MIN_SHARE, budget.sim_calls // (budget.steps_left + 1))
     final_calls = 1 if verify else 0
     hunting = objective == "coverage+mutation"
-    coverage_share = max(MIN_SHARE // 2, int(share * COVERAGE_SHARE)) if hunting else share
+    coverage_share = (
+        max(MIN_SHARE // 2, int(share * COVERAGE_SHARE)) if hunting else share
+    )
     stopped_by_wall = False
     # The call plan: search, (shrink when the testbench would be too long), search on,
     # chain the kept programs (one call each, at most ASSEMBLY_CALLS), verify (final_calls).
@@ -245,20 +317,38 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
 
     steerer = None
     if strategy != "random":
+
         def steerer(h: Hints, pts: Sequence[UncoveredPoint]) -> Hints:
-            return sr.steer(h, target.layout, iface, pts, dut_scope=f"{HARNESS_TOP}.{target.layout.instance}")
+            return sr.steer(
+                h,
+                target.layout,
+                iface,
+                pts,
+                dut_scope=f"{HARNESS_TOP}.{target.layout.instance}",
+            )
 
         if holes:
             hints = steerer(hints, holes)
 
+    read_lines = design_line_reader(design)
+
     def blame(res: SimResult) -> tuple[Sequence[str], bool]:
-        return (sr.blamed_fields(target.layout, res.log_tail, _read_lines),
-                sr.inputs_only(target.layout, res.log_tail, _read_lines))
+        return (
+            sr.blamed_fields(target.layout, res.log_tail, read_lines),
+            sr.inputs_only(target.layout, res.log_tail, read_lines),
+        )
 
     cfg = config or ProgramSearchConfig(seed=seed, strategy=strategy)
     initial = parse_testbench(previous, target) if previous else None
-    search = ProgramSearch(target, run, hints=hints, config=cfg, should_stop=should_stop, steerer=steerer,
-                           blame=blame if strategy != "random" else None)
+    search = ProgramSearch(
+        target,
+        run,
+        hints=hints,
+        config=cfg,
+        should_stop=should_stop,
+        steerer=steerer,
+        blame=blame if strategy != "random" else None,
+    )
     if initial and strategy != "random":
         search.continue_from(chapters(initial))
     # Search, but hold some calls back in case the programs need shrinking to stay readable.
@@ -266,17 +356,31 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
     stop_at = end - int(coverage_share * SHRINK_SHARE) if strategy != "random" else end
     search.run()
     stop_at = end
-    if strategy != "random" and _tb_lines(target, search.result(), design) > MAX_TB_LINES:
+    if (
+        strategy != "random"
+        and _tb_lines(target, search.result(), design) > MAX_TB_LINES
+    ):
         search.shrink(should_stop)
     if _tb_lines(target, search.result(), design) <= MAX_TB_LINES:
         search.run()
-    result = fit_lines(target, search.result(), design)
+    before_fit = search.result()
+    result = fit_lines(target, before_fit, design)
+    logger.debug(
+        "cover: %s; after fitting %d lines: %s",
+        [(e.label, len(e.covered)) for e in before_fit.entries],
+        MAX_TB_LINES,
+        [(e.label, len(e.covered)) for e in result.entries],
+    )
     program = result.program
-    starts = _starts(result)
+    starts = tuple(chain_starts(result.entries))
     if strategy != "random" and len(result.entries) > 1:
         # Judged alone, the programs must also add up when they run one after another.
         program, kept, assembled = search.assemble(
-            result.entries, lambda: budget.sim_calls <= final_calls or calls >= coverage_share - final_calls)
+            result.entries,
+            lambda: (
+                budget.sim_calls <= final_calls or calls >= coverage_share - final_calls
+            ),
+        )
         if assembled is not None and assembled.coverage is not None:
             covered = sum(m.covered for m in assembled.coverage.metrics.values())
             result = replace(result, entries=tuple(e for _, e in kept), covered=covered)
@@ -286,39 +390,78 @@ def run_engine(design: Design, *, strategy: str, budget: Budget, seed: int = 0,
         from agent.heuristic.mutation_objective import mutation_phase
 
         def hunt_stop() -> bool:
-            return budget.sim_calls <= final_calls or budget.left_s() <= reserve_s or calls >= share - final_calls
+            return (
+                budget.sim_calls <= final_calls
+                or budget.left_s() <= reserve_s
+                or calls >= share - final_calls
+            )
 
         def count() -> None:
             nonlocal calls
             calls += 1
             budget.spend(1)
 
-        program, hunted = mutation_phase(design, target, program, hints=hints, steerer=steerer, seed=seed,
-                                         options=options, cap=mutation_cap, should_stop=hunt_stop, count=count)
+        program, hunted = mutation_phase(
+            design,
+            target,
+            program,
+            hints=hints,
+            steerer=steerer,
+            seed=seed,
+            options=options,
+            cap=mutation_cap,
+            should_stop=hunt_stop,
+            count=count,
+        )
     tb = render_final(target, result, program, strategy, design, starts)
     final: SimResult | None = None
-    note = "stopped by the wall-clock limit before the simulator-call budget was spent" if stopped_by_wall else ""
+    note = (
+        "stopped by the wall-clock limit before the simulator-call budget was spent"
+        if stopped_by_wall
+        else ""
+    )
     if verify and budget.sim_calls > 0:
         calls += 1
         budget.spend(1)
         final = evaluate_sv(design, tb, tb_name=f"tb_{design.top}.sv", options=options)
         if final.status != Status.OK:
             note = f"final testbench: {final.status.value}: {final.detail}"
-    reproduced = final is not None and final.coverage is not None and \
-        sum(m.covered for m in final.coverage.metrics.values()) == result.covered
+    reproduced = (
+        final is not None
+        and final.coverage is not None
+        and sum(m.covered for m in final.coverage.metrics.values()) == result.covered
+    )
     cocotb = _cocotb(target, program)
-    report = EngineReport(strategy, result, final, calls, time.monotonic() - start, reproduced, note, cocotb, hunted,
-                          program)
+    report = EngineReport(
+        strategy,
+        result,
+        final,
+        calls,
+        time.monotonic() - start,
+        reproduced,
+        note,
+        cocotb,
+        hunted,
+        program,
+    )
     return tb, report
 
 
-def fit_lines(target: Target, result: ProgramSearchResult, design: Design) -> ProgramSearchResult:
+def fit_lines(
+    target: Target, result: ProgramSearchResult, design: Design
+) -> ProgramSearchResult:
     """`result` without the programs that add the fewest points, until its testbench fits MAX_TB_LINES."""
     entries = list(result.entries)
-    while len(entries) > 1 and _tb_lines(target, replace(result, entries=tuple(entries)), design) > MAX_TB_LINES:
+    while (
+        len(entries) > 1
+        and _tb_lines(target, replace(result, entries=tuple(entries)), design)
+        > MAX_TB_LINES
+    ):
+
         def unique(e: Entry) -> int:
             others = frozenset().union(*(o.covered for o in entries if o is not e))
             return len(e.covered - others)
+
         entries.remove(min(entries, key=lambda e: (unique(e), -len(e.program))))
     covered = len(frozenset().union(*(e.covered for e in entries))) if entries else 0
     return replace(result, entries=tuple(entries), covered=covered)
@@ -326,7 +469,9 @@ def fit_lines(target: Target, result: ProgramSearchResult, design: Design) -> Pr
 
 def _tb_lines(target: Target, result: ProgramSearchResult, design: Design) -> int:
     """Lines the final testbench of `result` would have."""
-    return len(render_final(target, result, result.program, "heuristic", design).splitlines())
+    return len(
+        render_final(target, result, result.program, "heuristic", design).splitlines()
+    )
 
 
 def _cocotb(target: Target, program: Program) -> str:
@@ -340,31 +485,40 @@ def _cocotb(target: Target, program: Program) -> str:
     return render_cocotb(target, program)
 
 
-def _starts(result: ProgramSearchResult) -> tuple[int, ...]:
-    """Index of each entry's first operation in `result.program`."""
-    out, at = [], 0
-    for k, entry in enumerate(result.entries):
-        out.append(at)
-        at += len([o for o in entry.program.ops if o.name != "avoid" or k == 0])
-    return tuple(out)
-
-
-def render_final(target: Target, result: ProgramSearchResult, program: Program, strategy: str,
-                 design: Design, starts: Sequence[int] | None = None) -> str:
+def render_final(
+    target: Target,
+    result: ProgramSearchResult,
+    program: Program,
+    strategy: str,
+    design: Design,
+    starts: Sequence[int] | None = None,
+) -> str:
     """The testbench of a search: its programs as task calls, a comment per program saying what it added."""
-    notes = [f"design {design.name}; {len(result.trials)} trials, {len(result.entries)} programs kept, "
-             f"covering {result.covered} of {result.total} points together"]
+    notes = [
+        f"design {design.name}; {len(result.trials)} trials, {len(result.entries)} programs kept, "
+        f"covering {result.covered} of {result.total} points together"
+    ]
     phases: list[tuple[int, str]] = []
     seen: set[str] = set()
-    for k, (at, entry) in enumerate(zip(starts if starts is not None else _starts(result), result.entries,
-                                        strict=True)):
+    for k, (at, entry) in enumerate(
+        zip(
+            starts if starts is not None else chain_starts(result.entries),
+            result.entries,
+            strict=True,
+        )
+    ):
         new = len(entry.covered - seen)
         seen |= entry.covered
-        phases.append((at, f"program {k + 1} (trial {entry.trial}, {entry.label}): +{new} points"))
+        phases.append(
+            (at, f"program {k + 1} (trial {entry.trial}, {entry.label}): +{new} points")
+        )
     if result.failures:
         notes += summarize_failures(result.failures)[:3]
-    title = "a stimulus program found by the Benchwright engine" if strategy == "heuristic" \
+    title = (
+        "a stimulus program found by the Benchwright engine"
+        if strategy == "heuristic"
         else "uniform random stimulus (Benchwright random baseline)"
+    )
     return render_testbench(target, program, title=title, notes=notes, phases=phases)
 
 
@@ -378,9 +532,17 @@ class _EnginePolicy:
     guided_default = True
     """Random strategy: coverage-guided accumulation unless told otherwise."""
 
-    def __init__(self, seed: int = 0, sim_options: SimOptions | None = None, max_trials: int | None = None,
-                 reset_first: bool = False, guided: bool | None = None, objective: str = "coverage",
-                 mutation_cap: int | None = None, **_options: Any) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        sim_options: SimOptions | None = None,
+        max_trials: int | None = None,
+        reset_first: bool = False,
+        guided: bool | None = None,
+        objective: str = "coverage",
+        mutation_cap: int | None = None,
+        **_options: Any,
+    ) -> None:
         self.seed = seed
         """Base seed (mixed with the episode step so refinements explore differently)."""
         self.sim_options = sim_options or SimOptions()
@@ -401,19 +563,47 @@ class _EnginePolicy:
 
     def propose(self, state: State, budget: Budget) -> Proposal:
         """Search within `budget` and return the testbench."""
-        holes = state.result.uncovered if state.result is not None and self.strategy == "heuristic" else ()
+        holes = (
+            state.result.uncovered
+            if state.result is not None and self.strategy == "heuristic"
+            else ()
+        )
         seed = self.seed * 1000 + state.step
-        cfg = ProgramSearchConfig(seed=seed, strategy=self.strategy, max_trials=self.max_trials,
-                                  reset_first=self.reset_first, accumulate=self.guided)
-        tb, report = run_engine(state.design, strategy=self.strategy, budget=budget, seed=seed, holes=holes,
-                                options=self.sim_options, config=cfg, previous=state.testbench, verify=False,
-                                objective=self.objective, mutation_cap=self.mutation_cap)
+        cfg = ProgramSearchConfig(
+            seed=seed,
+            strategy=self.strategy,
+            max_trials=self.max_trials,
+            reset_first=self.reset_first,
+            accumulate=self.guided,
+        )
+        tb, report = run_engine(
+            state.design,
+            strategy=self.strategy,
+            budget=budget,
+            seed=seed,
+            holes=holes,
+            options=self.sim_options,
+            config=cfg,
+            previous=state.testbench,
+            verify=False,
+            objective=self.objective,
+            mutation_cap=self.mutation_cap,
+        )
         self.last_report = report
-        companions = {f"test_{state.design.top}.py": report.cocotb} if report.cocotb else {}
-        return Proposal(testbench=tb, filename=f"tb_{state.design.top}.sv", response=report.summary(),
-                        sim_calls=report.sim_calls, companions=companions,
-                        usage={"trials": report.search.sim_calls if report.search else 0,
-                               "wall_s": round(report.wall_s, 3)})
+        companions = (
+            {f"test_{state.design.top}.py": report.cocotb} if report.cocotb else {}
+        )
+        return Proposal(
+            testbench=tb,
+            filename=f"tb_{state.design.top}.sv",
+            response=report.summary(),
+            sim_calls=report.sim_calls,
+            companions=companions,
+            usage={
+                "trials": report.search.sim_calls if report.search else 0,
+                "wall_s": round(report.wall_s, 3),
+            },
+        )
 
 
 class HeuristicPolicy(_EnginePolicy):
@@ -454,4 +644,3 @@ class GuidedRandomPolicy(_EnginePolicy):
     """Search strategy."""
     guided_default = True
     """Accumulate kept programs."""
-

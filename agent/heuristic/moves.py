@@ -92,13 +92,19 @@ def _value(rng: random.Random, t: Target, name: str) -> int:
 
 def gen_random(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     """A random burst with drawn parameters (sometimes only the focused or handshake inputs)."""
-    named: dict[str, object] = {"pal": rng.choice((0, 20, 40, 60, 80)), "keep": rng.choice((0, 30, 30, 60)),
-                                "maxhold": rng.choice((1, 1, 2, 4)), "resets": rng.choice((0, 0, 0, 5, 20))}
+    named: dict[str, object] = {
+        "pal": rng.choice((0, 20, 40, 60, 80)),
+        "keep": rng.choice((0, 30, 30, 60)),
+        "maxhold": rng.choice((1, 1, 2, 4)),
+        "resets": rng.choice((0, 0, 0, 5, 20)),
+    }
     fields = [f.name for f in t.fields if not f.reset]
     focus = [n for n in h.focus if n in fields]
     roll = rng.random()
     if focus and roll < 0.3:
-        named["only"] = tuple(sorted(set(rng.sample(focus, min(len(focus), rng.randint(1, 3))))))
+        named["only"] = tuple(
+            sorted(set(rng.sample(focus, min(len(focus), rng.randint(1, 3)))))
+        )
         named["pal"] = 80
     elif h.handshake and roll < 0.45:
         named["only"] = tuple(sorted(set(h.handshake) & set(fields))) or ()
@@ -116,7 +122,10 @@ def gen_hold(rng: random.Random, t: Target, h: Hints) -> list[Op]:
         return [op("hold", rng.choice((10, 50, 200, 1000, 4000)))]
     out: list[Op] = []
     for _ in range(rng.randint(1, 3)):
-        out += [op("random", 1, seed(rng), pal=60, keep=0), op("hold", rng.choice((16, 64, 300, 1100, 5000)))]
+        out += [
+            op("random", 1, seed(rng), pal=60, keep=0),
+            op("hold", rng.choice((16, 64, 300, 1100, 5000))),
+        ]
     return out
 
 
@@ -131,12 +140,25 @@ def gen_slow(rng: random.Random, t: Target, h: Hints) -> list[Op]:
         if f.reset or f.bits == 1:
             continue
         pal = t.palettes.get(f.name, ())
-        values[f.name] = rng.randint(0, min(4, f.mask)) if rng.random() < 0.5 or not pal else rng.choice(pal) & f.mask
+        values[f.name] = (
+            rng.randint(0, min(4, f.mask))
+            if rng.random() < 0.5 or not pal
+            else rng.choice(pal) & f.mask
+        )
     bits = tuple(f.name for f in t.fields if f.bits == 1 and not f.reset)
     out: list[Op] = [assigns("set", values)] if values else []
     if bits:
-        out.append(op("random", rng.choice((10, 20, 40)), seed(rng), pal=0, keep=50,
-                      maxhold=rng.choice((2, 4, 8, 16, 64)), only=bits))
+        out.append(
+            op(
+                "random",
+                rng.choice((10, 20, 40)),
+                seed(rng),
+                pal=0,
+                keep=50,
+                maxhold=rng.choice((2, 4, 8, 16, 64)),
+                only=bits,
+            )
+        )
     return out or gen_hold(rng, t, h)
 
 
@@ -162,7 +184,10 @@ def gen_steer(rng: random.Random, t: Target, h: Hints) -> list[Op]:
         values_list = h.focus[name] or t.palettes.get(name, ())
         if name in names and values_list:
             f = t.fields[t.index(name)]
-            out += [assigns("set", {name: rng.choice(values_list) & f.mask}), op("hold", rng.choice((1, 3, 8)))]
+            out += [
+                assigns("set", {name: rng.choice(values_list) & f.mask}),
+                op("hold", rng.choice((1, 3, 8))),
+            ]
     return out or gen_random(rng, t, h)
 
 
@@ -190,20 +215,51 @@ def gen_bus(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     addresses = bus.addresses or (0,)
     roll = rng.random()
     if roll < 0.2:
-        return [op("bus_write", bus.name, a, _bus_data(rng, t, bus)) for a in addresses[:12]]
+        return [
+            op("bus_write", bus.name, a, _bus_data(rng, t, bus)) for a in addresses[:12]
+        ]
     if roll < 0.35:
-        return [op("bus_read", bus.name, rng.choice(addresses)) for _ in range(rng.randint(1, 4))]
+        return [
+            op("bus_read", bus.name, rng.choice(addresses))
+            for _ in range(rng.randint(1, 4))
+        ]
     if roll < 0.6:
         bits = rng.choice((8, 8, 8, 16, max(1, bus.data_bits)))
-        return [op("bus_burst", bus.name, rng.choice(addresses), rng.choice((4, 8, 16, 20, 32)), seed=seed(rng),
-                   bits=min(bits, max(1, bus.data_bits)))]
+        return [
+            op(
+                "bus_burst",
+                bus.name,
+                rng.choice(addresses),
+                rng.choice((4, 8, 16, 20, 32)),
+                seed=seed(rng),
+                bits=min(bits, max(1, bus.data_bits)),
+            )
+        ]
     if roll < 0.7:
-        return [op("bus_burst", bus.name, rng.choice(addresses), rng.choice((4, 8, 16, 20)), seed=seed(rng),
-                   write=0)]
+        return [
+            op(
+                "bus_burst",
+                bus.name,
+                rng.choice(addresses),
+                rng.choice((4, 8, 16, 20)),
+                seed=seed(rng),
+                write=0,
+            )
+        ]
     strb = rng.choice((0xFF, 0xFF, 0xFF, 1, 2, 4, 8, 3, 0xC))
-    data = (1 << max(1, bus.data_bits)) - 1 if strb != 0xFF and rng.random() < 0.5 else _bus_data(rng, t, bus)
-    return [op("bus_write", bus.name, rng.choice(addresses), data, strb=strb),
-            *([op("bus_read", bus.name, rng.choice(addresses))] if rng.random() < 0.5 else [])]
+    data = (
+        (1 << max(1, bus.data_bits)) - 1
+        if strb != 0xFF and rng.random() < 0.5
+        else _bus_data(rng, t, bus)
+    )
+    return [
+        op("bus_write", bus.name, rng.choice(addresses), data, strb=strb),
+        *(
+            [op("bus_read", bus.name, rng.choice(addresses))]
+            if rng.random() < 0.5
+            else []
+        ),
+    ]
 
 
 def structured_word(rng: random.Random, bits: int, low: int) -> int:
@@ -229,33 +285,58 @@ def _bus_data(rng: random.Random, t: Target, bus: Iface, *, safe: bool = False) 
     pal = t.palettes.get(bus.port("wdata"), ())
     roll = rng.random()
     if roll < 0.2 and not safe:
-        return structured_word(rng, bits, rng.choice((_period(t), rng.randrange(1, 64))))
+        return structured_word(
+            rng, bits, rng.choice((_period(t), rng.randrange(1, 64)))
+        )
     if pal and roll < 0.55:
         return rng.choice(pal) & mask
     if roll < 0.6 or safe:
-        return rng.choice((0, 1, rng.randrange(2, 64))) if safe else rng.choice((0, 1, mask, rng.randrange(2, 64)))
+        return (
+            rng.choice((0, 1, rng.randrange(2, 64)))
+            if safe
+            else rng.choice((0, 1, mask, rng.randrange(2, 64)))
+        )
     return rng.getrandbits(bits)
 
 
 def gen_stream(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     """A packet into a stream input (sometimes with gaps, on another lane)."""
     s = rng.choice(t.interfaces.streams)
-    return [op("send", s.name, rng.choice((1, 2, 3, 4, 8, 16)), seed=seed(rng), gap=rng.choice((0, 0, 20, 50)),
-               lane=rng.randrange(max(1, s.lanes)))]
+    return [
+        op(
+            "send",
+            s.name,
+            rng.choice((1, 2, 3, 4, 8, 16)),
+            seed=seed(rng),
+            gap=rng.choice((0, 0, 20, 50)),
+            lane=rng.randrange(max(1, s.lanes)),
+        )
+    ]
 
 
 def gen_sink(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     """Answer a stream output with a new ready rate."""
     s = rng.choice(t.interfaces.sinks)
-    return [op("sink", s.name, ready=rng.choice((100, 100, 80, 50, 20)), seed=seed(rng))]
+    return [
+        op("sink", s.name, ready=rng.choice((100, 100, 80, 50, 20)), seed=seed(rng))
+    ]
 
 
 def gen_respond(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     """Restart a requester (a CPU): reset, a new memory image, time to run."""
     r = rng.choice(t.interfaces.responders)
     fill = "decode" if rng.random() < 0.8 else rng.choice(FILLS)
-    return [op("reset"), op("respond", r.name, fill=fill, seed=seed(rng), latency=rng.choice((0, 0, 1, 3))),
-            op("hold", rng.choice((200, 1000, 3000)))]
+    return [
+        op("reset"),
+        op(
+            "respond",
+            r.name,
+            fill=fill,
+            seed=seed(rng),
+            latency=rng.choice((0, 0, 1, 3)),
+        ),
+        op("hold", rng.choice((200, 1000, 3000))),
+    ]
 
 
 def gen_serial(rng: random.Random, t: Target, h: Hints) -> list[Op]:
@@ -266,11 +347,22 @@ def gen_serial(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     periods = s.periods or (16,)
     period = periods[0] if rng.random() < 0.5 else rng.choice(periods)
     count = rng.choice((1, 2, 4, 4, 8, 16))
-    frames = tuple(rng.choice((0x55, 0xAA, 0x00, 0xFF, rng.randrange(256), rng.randrange(256))) for _ in range(count))
+    frames = tuple(
+        rng.choice((0x55, 0xAA, 0x00, 0xFF, rng.randrange(256), rng.randrange(256)))
+        for _ in range(count)
+    )
     if rng.random() < 0.1:
         frames = (*frames, 0x100)  # a break
-    return [op("serial", s.name, period, frames, parity=rng.choice(("none", "none", "even", "odd")),
-               stop=rng.choice((1, 1, 2, 0)))]
+    return [
+        op(
+            "serial",
+            s.name,
+            period,
+            frames,
+            parity=rng.choice(("none", "none", "even", "odd")),
+            stop=rng.choice((1, 1, 2, 0)),
+        )
+    ]
 
 
 def gen_port(rng: random.Random, t: Target, h: Hints) -> list[Op]:
@@ -287,12 +379,23 @@ def gen_wait(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     outs = [name for name, bits in t.outputs() if bits == 1]
     if not outs:
         return gen_hold(rng, t, h)
-    return [op("wait", rng.choice(outs), rng.randint(0, 1), timeout=rng.choice((100, 1000, 5000)))]
+    return [
+        op(
+            "wait",
+            rng.choice(outs),
+            rng.randint(0, 1),
+            timeout=rng.choice((100, 1000, 5000)),
+        )
+    ]
 
 
 def gen_reset(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     """A reset in the middle of activity."""
-    return [op("reset", rng.randint(1, 4))] if any(f.reset for f in t.fields) else gen_random(rng, t, h)
+    return (
+        [op("reset", rng.randint(1, 4))]
+        if any(f.reset for f in t.fields)
+        else gen_random(rng, t, h)
+    )
 
 
 def gen_corners(rng: random.Random, t: Target, h: Hints) -> list[Op]:
@@ -322,7 +425,9 @@ GENERATORS: dict[str, tuple[Gen, str]] = {
 def generators_for(t: Target) -> tuple[str, ...]:
     """The generators this design supports."""
     scope = t.scope
-    return tuple(n for n, (_, need) in GENERATORS.items() if not need or scope.has(need))
+    return tuple(
+        n for n, (_, need) in GENERATORS.items() if not need or scope.has(need)
+    )
 
 
 # ---------------------------------------------------------------------------- programs
@@ -331,8 +436,10 @@ def generators_for(t: Target) -> tuple[str, ...]:
 def _background(rng: random.Random, t: Target) -> list[Op]:
     """Start every responder and sink (a design that asks must be answered from the start)."""
     ifs = t.interfaces
-    return [*(op("respond", r.name, seed=seed(rng)) for r in ifs.responders),
-            *(op("sink", s.name, seed=seed(rng)) for s in ifs.sinks)]
+    return [
+        *(op("respond", r.name, seed=seed(rng)) for r in ifs.responders),
+        *(op("sink", s.name, seed=seed(rng)) for s in ifs.sinks),
+    ]
 
 
 def _setup_writes(t: Target) -> list[Op]:
@@ -368,23 +475,59 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
     stimulus = [*base, *_setup_writes(t)]
     if not ifs.responders:
         stimulus += [op("corners"), op("walk")]
-    stimulus += [op("random", 150, seed(rng), pal=40, keep=30), op("random", 40, seed(rng), pal=40, keep=60, maxhold=4),
-                 *gen_slow(rng, t, h)]
+    stimulus += [
+        op("random", 150, seed(rng), pal=40, keep=30),
+        op("random", 40, seed(rng), pal=40, keep=60, maxhold=4),
+        *gen_slow(rng, t, h),
+    ]
     out.append(("stimulus", Program(tuple(stimulus))))
     if ifs.ports:
         quiet = tuple(sorted({n for _, wp in ifs.ports for n, _ in wp.enable}))
         others = tuple(f.name for f in t.fields if not f.reset and f.name not in quiet)
-        datapath = op("random", 250, seed(rng), pal=50, keep=30, only=others) if others else \
-            op("random", 250, seed(rng), pal=50, keep=30)
+        datapath = (
+            op("random", 250, seed(rng), pal=50, keep=30, only=others)
+            if others
+            else op("random", 250, seed(rng), pal=50, keep=30)
+        )
         out.append(("setup", Program((*base, *_setup_writes(t), datapath))))
     for bus in ifs.buses:
         addrs = bus.addresses[:8]
-        ops = [*base, *(op("bus_read", bus.name, a) for a in addrs),
-               *(op("bus_write", bus.name, a, _bus_data(rng, t, bus, safe=True)) for a in addrs),
-               op("hold", 50), *(op("bus_read", bus.name, a) for a in addrs)]
+        ops = [
+            *base,
+            *(op("bus_read", bus.name, a) for a in addrs),
+            *(
+                op("bus_write", bus.name, a, _bus_data(rng, t, bus, safe=True))
+                for a in addrs
+            ),
+            op("hold", 50),
+            *(op("bus_read", bus.name, a) for a in addrs),
+        ]
         for _ in range(3):
             ops += gen_bus(rng, t, h)
         out.append((f"bus {bus.name}", Program(tuple(ops))))
+        # Every register bit both ways: bursts of full random words, then safe values again.
+        ops = [
+            *base,
+            *(
+                op(
+                    "bus_burst",
+                    bus.name,
+                    a,
+                    8,
+                    seed=seed(rng),
+                    bits=max(1, bus.data_bits),
+                )
+                for a in addrs
+            ),
+        ]
+        ops += [
+            *(
+                op("bus_write", bus.name, a, _bus_data(rng, t, bus, safe=True))
+                for a in addrs
+            ),
+            *(op("bus_read", bus.name, a) for a in addrs),
+        ]
+        out.append((f"bus {bus.name} registers", Program(tuple(ops))))
     if ifs.serials:
         period = _period(t)
         ops = list(base)
@@ -392,11 +535,42 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
             ops += [op("bus_write", bus.name, a, period) for a in bus.addresses[:8]]
         idle = 20 * period
         for s in ifs.serials:
-            ops += [op("hold", idle), op("serial", s.name, period, (0x55, 0xA5, 0x00, 0xFF))]
+            ops += [
+                op("hold", idle),
+                op("serial", s.name, period, (0x55, 0xA5, 0x00, 0xFF)),
+            ]
         ops.append(op("hold", 12 * period))
         for bus in ifs.buses:
-            ops += [op("bus_read", bus.name, a) for a in bus.addresses[:8] for _ in range(2)]
+            ops += [
+                op("bus_read", bus.name, a) for a in bus.addresses[:8] for _ in range(2)
+            ]
         out.append(("serial", Program(tuple(ops))))
+        # Frames the receiver must reject: random mode bits (parity on, two stop bits) above the
+        # period, then frames with either parity and missing stop bits.
+        ops = list(base)
+        for bus in ifs.buses:
+            word = structured_word(rng, max(8, bus.data_bits), period)
+            ops += [op("bus_write", bus.name, a, word) for a in bus.addresses[:8]]
+        for s in ifs.serials:
+            ops.append(op("hold", idle))
+            for parity, stop in (("even", 1), ("odd", 1), ("none", 0), ("even", 2)):
+                ops.append(
+                    op(
+                        "serial",
+                        s.name,
+                        period,
+                        (rng.randrange(256), rng.randrange(256)),
+                        parity=parity,
+                        stop=stop,
+                    )
+                )
+        ops.append(op("hold", 12 * period))
+        for bus in ifs.buses:
+            ops += [
+                op("bus_burst", bus.name, a, 4, seed=seed(rng), write=0)
+                for a in bus.addresses[:8]
+            ]
+        out.append(("serial errors", Program(tuple(ops))))
         looped = [s for s in ifs.serials if s.partner]
         # The design's own output looped back: configure with the period, let the line idle,
         # then fill one data register with a burst (which register takes the bytes is not
@@ -406,27 +580,55 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                 # Loop back first: the configuration writes may already send a byte, and a
                 # receiver synchronises only after the line has idled for many bit times.
                 ops = [*base, *(op("loopback", s.name) for s in looped)]
-                ops += [*(op("bus_write", bus.name, a, period) for a in bus.addresses[:8]), op("hold", 2 * idle)]
-                ops += [op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)), op("hold", 220 * period)]
-                ops += [op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0) for a in bus.addresses[:8]]
+                ops += [
+                    *(op("bus_write", bus.name, a, period) for a in bus.addresses[:8]),
+                    op("hold", 2 * idle),
+                ]
+                for _ in range(
+                    2
+                ):  # two passes: every FIFO entry and bit goes both ways
+                    ops += [
+                        op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)),
+                        op("hold", 220 * period),
+                    ]
+                    ops += [
+                        op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0)
+                        for a in bus.addresses[:8]
+                    ]
                 out.append((f"serial loopback @{target_addr:#x}", Program(tuple(ops))))
             # The same with random mode bits above the period (data bits, parity, stop bits
             # of a configuration register), one program per address again.
             for target_addr in bus.addresses[:4]:
                 word = structured_word(rng, max(8, bus.data_bits), period)
                 ops = [*base, *(op("loopback", s.name) for s in looped)]
-                ops += [*(op("bus_write", bus.name, a, word) for a in bus.addresses[:8]), op("hold", 2 * idle)]
-                ops += [op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)), op("hold", 260 * period)]
-                ops += [op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0) for a in bus.addresses[:8]]
-                out.append((f"serial loopback modes @{target_addr:#x}", Program(tuple(ops))))
+                ops += [
+                    *(op("bus_write", bus.name, a, word) for a in bus.addresses[:8]),
+                    op("hold", 2 * idle),
+                ]
+                ops += [
+                    op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)),
+                    op("hold", 260 * period),
+                ]
+                ops += [
+                    op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0)
+                    for a in bus.addresses[:8]
+                ]
+                out.append(
+                    (f"serial loopback modes @{target_addr:#x}", Program(tuple(ops)))
+                )
     if ifs.responders:
         out.append(("requester", Program((*base, op("hold", 4000)))))
     if ifs.streams:
         ops = list(base)
         for s in ifs.streams:
             for lane in range(min(4, max(1, s.lanes))):
-                ops += [op("send", s.name, n, seed=seed(rng), lane=lane) for n in (1, 4, 8)]
-        ops += [op("hold", 20), *(op("sink", k.name, ready=50, seed=seed(rng)) for k in ifs.sinks)]
+                ops += [
+                    op("send", s.name, n, seed=seed(rng), lane=lane) for n in (1, 4, 8)
+                ]
+        ops += [
+            op("hold", 20),
+            *(op("sink", k.name, ready=50, seed=seed(rng)) for k in ifs.sinks),
+        ]
         for s in ifs.streams:
             ops.append(op("send", s.name, 16, seed=seed(rng), gap=30))
         out.append(("stream", Program(tuple(ops))))
@@ -446,7 +648,9 @@ def _trim(t: Target, p: Program) -> Program:
     return Program(tuple(ops))
 
 
-def extend(rng: random.Random, t: Target, h: Hints, parent: Program, gen: str) -> Program:
+def extend(
+    rng: random.Random, t: Target, h: Hints, parent: Program, gen: str
+) -> Program:
     """`parent` with a generator's new operations appended (or inserted, one time in four)."""
     fn, _ = GENERATORS[gen]
     new = fn(rng, t, h)
@@ -477,21 +681,44 @@ def _mutate_op(rng: random.Random, t: Target, o: Op) -> Op:
     args = dict(o.args)
     if o.name in ("set", "avoid") and o.args:
         name, _ = rng.choice(list(o.args))
-        return Op(o.name, tuple((k, _value(rng, t, k) if k == name else v) for k, v in o.args))
-    for key in ("seed", "cycles", "addr", "data", "beats", "pal", "keep", "latency", "ready", "timeout"):
-        if key in args or (key == "seed" and o.name in ("random", "send", "respond", "sink", "fill")):
+        return Op(
+            o.name, tuple((k, _value(rng, t, k) if k == name else v) for k, v in o.args)
+        )
+    for key in (
+        "seed",
+        "cycles",
+        "addr",
+        "data",
+        "beats",
+        "pal",
+        "keep",
+        "latency",
+        "ready",
+        "timeout",
+    ):
+        if key in args or (
+            key == "seed" and o.name in ("random", "send", "respond", "sink", "fill")
+        ):
             if key == "seed":
                 return o.with_arg("seed", seed(rng))
             value = args.get(key, o.get(key))
             if isinstance(value, int):
-                scaled = max(1, int(value * rng.choice((0.5, 2.0)))) if key in ("cycles", "beats", "timeout") \
+                scaled = (
+                    max(1, int(value * rng.choice((0.5, 2.0))))
+                    if key in ("cycles", "beats", "timeout")
                     else rng.getrandbits(max(1, value.bit_length() + 1))
+                )
                 if key in ("pal", "keep", "ready"):
                     scaled = rng.choice((0, 20, 50, 80, 100))
                 if key == "latency":
                     scaled = rng.randint(0, 4)
                 try:
-                    return o.with_arg(key, min(scaled, 1 << 20) if key in ("cycles", "timeout") else scaled)
+                    return o.with_arg(
+                        key,
+                        min(scaled, 1 << 20)
+                        if key in ("cycles", "timeout")
+                        else scaled,
+                    )
                 except TypeError:
                     return o
     return o

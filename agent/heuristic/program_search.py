@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import random
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -128,11 +127,7 @@ class ProgramSearchResult:
     @property
     def program(self) -> Program:
         """The final program: the kept programs one after another, the learned rules once."""
-        ops: list[Op] = []
-        for k, entry in enumerate(self.entries):
-            body = [o for o in entry.program.ops if o.name != "avoid" or k == 0]
-            ops += body
-        return Program(tuple(ops))
+        return _chained(self.entries)
 
     @property
     def sim_calls(self) -> int:
@@ -149,7 +144,9 @@ def covered_keys(result: SimResult) -> frozenset[str]:
 
 def set_cover(entries: Sequence[Entry]) -> tuple[Entry, ...]:
     """The fewest entries (greedy) that cover every point any entry covers, in the order found."""
-    wanted = frozenset().union(*(e.covered for e in entries)) if entries else frozenset()
+    wanted = (
+        frozenset().union(*(e.covered for e in entries)) if entries else frozenset()
+    )
     chosen: list[Entry] = []
     got: set[str] = set()
     while got < wanted:
@@ -174,15 +171,27 @@ class _Bandit:
 
     def update(self, arm: str, gained: int) -> None:
         w = self.weights[arm]
-        self.weights[arm] = min(8.0, w * 1.6 + 0.2 * min(gained, 10)) if gained > 0 else max(0.15, w * 0.9)
+        self.weights[arm] = (
+            min(8.0, w * 1.6 + 0.2 * min(gained, 10))
+            if gained > 0
+            else max(0.15, w * 0.9)
+        )
 
 
 class ProgramSearch:
     """One search: call `run()` to spend the budget; the result is `result()`."""
 
-    def __init__(self, t: Target, run: Runner, *, hints: Hints, config: ProgramSearchConfig = ProgramSearchConfig(),
-                 should_stop: Callable[[], bool] = lambda: False, steerer: Steerer | None = None,
-                 blame: Blamer | None = None) -> None:
+    def __init__(
+        self,
+        t: Target,
+        run: Runner,
+        *,
+        hints: Hints,
+        config: ProgramSearchConfig = ProgramSearchConfig(),
+        should_stop: Callable[[], bool] = lambda: False,
+        steerer: Steerer | None = None,
+        blame: Blamer | None = None,
+    ) -> None:
         self.t = t
         self.runner = run
         self.hints = hints
@@ -203,7 +212,9 @@ class ProgramSearch:
         self.best_entry: Entry | None = None
         self.openings: list[tuple[str, Program]] | None = None
         gens = moves.generators_for(t)
-        self.bandit = _Bandit([*MOVES[:1], *(f"extend:{g}" for g in gens), "mutate", "splice", "fresh"])
+        self.bandit = _Bandit(
+            [*MOVES[:1], *(f"extend:{g}" for g in gens), "mutate", "splice", "fresh"]
+        )
 
     # -- bookkeeping ------------------------------------------------------------------------
 
@@ -219,10 +230,21 @@ class ProgramSearch:
         missing = [p for key, p in self.points.items() if key not in self.union]
         return uncovered(CoverageReport(tuple(missing)))
 
-    def _record(self, label: str, result: SimResult, program: Program, parent: Entry | None) -> int:
+    def _record(
+        self, label: str, result: SimResult, program: Program, parent: Entry | None
+    ) -> int:
         """Judge one run; returns the points it added."""
         if result.status != Status.OK or result.report is None:
-            self.trials.append(Trial(len(self.trials), label, len(self.union), 0, False, result.status.value))
+            self.trials.append(
+                Trial(
+                    len(self.trials),
+                    label,
+                    len(self.union),
+                    0,
+                    False,
+                    result.status.value,
+                )
+            )
             return 0
         if not self.points:
             self.points = {p.key: p for p in result.report.points}
@@ -236,20 +258,44 @@ class ProgramSearch:
             self.corpus.append(Entry(program, keys, label, len(self.trials)))
             self.union |= keys
             kept = True
-        elif parent is not None and keys >= parent.covered and len(program) < len(parent.program):
-            self.corpus[self.corpus.index(parent)] = replace(parent, program=program, covered=keys)
+        elif (
+            parent is not None
+            and keys >= parent.covered
+            and len(program) < len(parent.program)
+        ):
+            self.corpus[self.corpus.index(parent)] = replace(
+                parent, program=program, covered=keys
+            )
             kept = True
-        self.trials.append(Trial(len(self.trials), label, len(self.union), gained, kept, result.status.value))
+        self.trials.append(
+            Trial(
+                len(self.trials),
+                label,
+                len(self.union),
+                gained,
+                kept,
+                result.status.value,
+            )
+        )
         if gained > 0:
             self.gains[label] = self.gains.get(label, 0) + gained
             if self.steerer is not None:
                 self.hints = self.steerer(self.hints, self.holes())
-            logger.debug("trial %d (%s) +%d -> %d/%d", len(self.trials) - 1, label, gained, len(self.union),
-                         self.total)
+            logger.debug(
+                "trial %d (%s) +%d -> %d/%d",
+                len(self.trials) - 1,
+                label,
+                gained,
+                len(self.union),
+                self.total,
+            )
         return gained
 
     def _stop(self) -> bool:
-        if self.config.max_trials is not None and len(self.trials) >= self.config.max_trials:
+        if (
+            self.config.max_trials is not None
+            and len(self.trials) >= self.config.max_trials
+        ):
             return True
         return self.should_stop() or self.complete()
 
@@ -287,12 +333,28 @@ class ProgramSearch:
         if parent is None or arm == "fresh":
             return "fresh", self._fresh(), None
         if arm.startswith("extend"):
-            gen = arm.split(":", 1)[1] if ":" in arm else self.rng.choice(moves.generators_for(self.t))
-            return f"extend:{gen}", moves.extend(self.rng, self.t, self.hints, parent.program, gen), parent
+            gen = (
+                arm.split(":", 1)[1]
+                if ":" in arm
+                else self.rng.choice(moves.generators_for(self.t))
+            )
+            return (
+                f"extend:{gen}",
+                moves.extend(self.rng, self.t, self.hints, parent.program, gen),
+                parent,
+            )
         if arm == "mutate":
-            return arm, moves.mutate(self.rng, self.t, self.hints, parent.program), parent
+            return (
+                arm,
+                moves.mutate(self.rng, self.t, self.hints, parent.program),
+                parent,
+            )
         other = self.rng.choice(self.corpus)
-        return arm, moves.splice(self.rng, self.t, parent.program, other.program), parent
+        return (
+            arm,
+            moves.splice(self.rng, self.t, parent.program, other.program),
+            parent,
+        )
 
     def _random_candidate(self) -> tuple[str, Program, Entry | None]:
         """Uniform random: no palettes, no holds, resets drawn like data unless `reset_first`."""
@@ -301,11 +363,23 @@ class ProgramSearch:
         head = (op("reset"),) if cfg.reset_first else ()
         if not cfg.accumulate or not self.corpus:
             steps = PLAIN_STEPS if not cfg.accumulate else GUIDED_STEPS
-            burst = op("random", steps, moves.seed(self.rng), pal=0, keep=0, resets=resets)
-            return ("plain uniform random" if not cfg.accumulate else "uniform random"), Program((*head, burst)), None
+            burst = op(
+                "random", steps, moves.seed(self.rng), pal=0, keep=0, resets=resets
+            )
+            return (
+                ("plain uniform random" if not cfg.accumulate else "uniform random"),
+                Program((*head, burst)),
+                None,
+            )
         parent = max(self.corpus, key=lambda e: len(e.covered))
-        burst = op("random", GUIDED_STEPS, moves.seed(self.rng), pal=0, keep=0, resets=resets)
-        return "uniform random", moves._trim(self.t, Program((*parent.program.ops, burst))), None
+        burst = op(
+            "random", GUIDED_STEPS, moves.seed(self.rng), pal=0, keep=0, resets=resets
+        )
+        return (
+            "uniform random",
+            moves._trim(self.t, Program((*parent.program.ops, burst))),
+            None,
+        )
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -315,7 +389,12 @@ class ProgramSearch:
             if self._stop():
                 return
             self.tried.add(format_program(program))
-            self._record("continue from the current testbench", self.runner(program), program, None)
+            self._record(
+                "continue from the current testbench",
+                self.runner(program),
+                program,
+                None,
+            )
 
     def run(self) -> None:
         """Trial after trial until the budget, the target or a full coverage."""
@@ -328,7 +407,11 @@ class ProgramSearch:
                 if text not in self.tried:
                     break
                 label, program, parent = self._candidate()
-                program = moves.with_avoid(program, self.avoid) if self.config.strategy != "random" else program
+                program = (
+                    moves.with_avoid(program, self.avoid)
+                    if self.config.strategy != "random"
+                    else program
+                )
                 text = format_program(program)
             self.tried.add(text)
             result = self.runner(program)
@@ -339,7 +422,9 @@ class ProgramSearch:
             if result.status == Status.RUNTIME_ERROR and not self._stop():
                 self._learn(result, program, parent, label)
 
-    def _learn(self, result: SimResult, program: Program, parent: Entry | None, label: str) -> None:
+    def _learn(
+        self, result: SimResult, program: Program, parent: Entry | None, label: str
+    ) -> None:
         """A failed run: remember what was in force, keep the inputs quiet, try the legal prefix.
 
         A failure no check on the design's state explains (DIDNOTCONVERGE, a `$fatal` under
@@ -350,7 +435,9 @@ class ProgramSearch:
         blamed, stateless = self.blame(result) if self.blame is not None else ((), True)
         blamed = tuple(blamed)
         if blamed:
-            self.hints = replace(self.hints, quiet=tuple(dict.fromkeys([*self.hints.quiet, *blamed])))
+            self.hints = replace(
+                self.hints, quiet=tuple(dict.fromkeys([*self.hints.quiet, *blamed]))
+            )
         failure = analyse_failure(self.t, program, result, blamed)
         self.failures.append(failure)
         if self.config.strategy == "random":
@@ -363,12 +450,16 @@ class ProgramSearch:
             ops = list(program.ops[: failure.op_index])
             failing = program.ops[failure.op_index]
             if failure.step and failing.name == "random":
-                ops.append(failing.with_arg("cycles", failure.step))  # the steps before the failing one
+                ops.append(
+                    failing.with_arg("cycles", failure.step)
+                )  # the steps before the failing one
             prefix = moves.with_avoid(Program(tuple(ops)), self.avoid)
             text = format_program(prefix)
             if text not in self.tried:
                 self.tried.add(text)
-                self._record(f"{label} (legal prefix)", self.runner(prefix), prefix, parent)
+                self._record(
+                    f"{label} (legal prefix)", self.runner(prefix), prefix, parent
+                )
 
     def shrink(self, should_stop: Callable[[], bool]) -> int:
         """Drop chunks of operations from the kept programs while each keeps the points only it covers.
@@ -389,15 +480,27 @@ class ProgramSearch:
                 while at >= 1:
                     if should_stop():
                         return removed + self._replace(entry, ops, covered, chosen)
-                    trial = Program(tuple(ops[:at] + ops[at + chunk:]))
+                    trial = Program(tuple(ops[:at] + ops[at + chunk :]))
                     text = format_program(trial)
                     if text not in self.tried:
                         self.tried.add(text)
                         res = self.runner(trial)
-                        keys = covered_keys(res) if res.status == Status.OK else frozenset()
+                        keys = (
+                            covered_keys(res)
+                            if res.status == Status.OK
+                            else frozenset()
+                        )
                         kept = res.status == Status.OK and keys >= need
-                        self.trials.append(Trial(len(self.trials), "shrink", len(self.union), 0, kept,
-                                                 res.status.value))
+                        self.trials.append(
+                            Trial(
+                                len(self.trials),
+                                "shrink",
+                                len(self.union),
+                                0,
+                                kept,
+                                res.status.value,
+                            )
+                        )
                         if kept:
                             ops, covered = list(trial.ops), keys
                             removed += chunk
@@ -406,7 +509,9 @@ class ProgramSearch:
             removed += self._replace(entry, ops, covered, chosen)
         return removed
 
-    def _replace(self, entry: Entry, ops: list[Op], covered: frozenset[str], chosen: list[Entry]) -> int:
+    def _replace(
+        self, entry: Entry, ops: list[Op], covered: frozenset[str], chosen: list[Entry]
+    ) -> int:
         """Put a shrunk program in place of `entry` (in the corpus and the chosen list)."""
         if len(ops) == len(entry.program.ops):
             return 0
@@ -415,62 +520,143 @@ class ProgramSearch:
         chosen[chosen.index(entry)] = new
         return 0
 
-    def assemble(self, entries: Sequence[Entry], should_stop: Callable[[], bool]
-                 ) -> tuple[Program, tuple[tuple[int, Entry], ...], SimResult | None]:
+    def assemble(
+        self, entries: Sequence[Entry], should_stop: Callable[[], bool]
+    ) -> tuple[Program, tuple[tuple[int, Entry], ...], SimResult | None]:
         """Chain the chosen programs into one and keep each only if it adds points *in that context*.
 
         Programs were judged alone, from power-up; one after another, each starts from its
-        own reset but after the previous ones (registers without a reset keep their values),
-        so a program can cover less there. Every step runs the chain so far plus the next
-        program (one call each); the last kept run is exactly what the final testbench covers.
-        Returns the chain, (index of its first operation, entry) per kept program, and the last run.
+        own reset but after the previous ones (registers without a reset keep their values:
+        a baud divisor written by one program slows the next), so a program can cover less
+        there. The program covering most goes first (it keeps its power-up context); each
+        next one is tried after the chain (one call) and, when that context costs it more
+        than half of its new points, before the chain (one more call). The last kept run is
+        exactly what the final testbench covers. Returns the chain, (index of its first
+        operation, entry) per kept program, and the last run.
         """
-        ops: list[Op] = []
+        chain: list[Entry] = []
         keys: frozenset[str] = frozenset()
         last: SimResult | None = None
-        chosen: list[tuple[int, Entry]] = []
-        avoid_done = False
-        for entry in entries:
+        for entry in sorted(entries, key=lambda e: (-len(e.covered), e.trial)):
             if should_stop() and last is not None:
                 break
-            body = [o for o in entry.program.ops if o.name != "avoid" or not avoid_done]
-            trial = Program(tuple(ops + body))
-            res = self.runner(trial)
-            got = covered_keys(res) if res.status == Status.OK else frozenset()
-            kept = res.status == Status.OK and (last is None or (len(got - keys) > 0 and len(got) > len(keys)))
-            self.trials.append(Trial(len(self.trials), "assemble", len(self.union), max(0, len(got) - len(keys)),
-                                     kept, res.status.value))
-            if kept:
-                chosen.append((len(ops), entry))
-                ops, keys, last = list(trial.ops), got, res
-                avoid_done = avoid_done or any(o.name == "avoid" for o in body)
-        return Program(tuple(ops)), tuple(chosen), last
+            best: tuple[list[Entry], frozenset[str], SimResult] | None = None
+            for order in ([*chain, entry], [entry, *chain]) if chain else ([entry],):
+                if best is not None and (
+                    should_stop()
+                    or len(best[1] - keys) * 2 >= len(entry.covered - keys)
+                ):
+                    break
+                res = self.runner(_chained(order))
+                got = covered_keys(res) if res.status == Status.OK else frozenset()
+                better = (
+                    res.status == Status.OK
+                    and len(got) > len(keys)
+                    and (best is None or len(got) > len(best[1]))
+                )
+                self.trials.append(
+                    Trial(
+                        len(self.trials),
+                        "assemble",
+                        len(self.union),
+                        max(0, len(got) - len(keys)),
+                        better,
+                        res.status.value,
+                    )
+                )
+                logger.debug(
+                    "assemble %s %s: chain %d -> %d points",
+                    entry.label,
+                    "after" if order[-1] is entry else "before",
+                    len(keys),
+                    len(got),
+                )
+                if better:
+                    best = (order, got, res)
+            if best is not None:
+                chain, keys, last = best
+        return (
+            _chained(chain),
+            tuple(zip(chain_starts(chain), chain, strict=True)),
+            last,
+        )
 
     def result(self) -> ProgramSearchResult:
         """The set cover of the corpus and the search's record."""
         if self.config.strategy == "random" and not self.config.accumulate:
             # Plain random keeps its best single run, like N seeds of one random testbench.
-            entries: tuple[Entry, ...] = (self.best_entry,) if self.best_entry is not None else ()
+            entries: tuple[Entry, ...] = (
+                (self.best_entry,) if self.best_entry is not None else ()
+            )
             covered = len(self.best_entry.covered) if self.best_entry is not None else 0
         else:
             entries = set_cover(self.corpus)
             covered = len(self.union)
-        return ProgramSearchResult(entries, covered, self.total, tuple(self.trials), tuple(self.failures),
-                                   tuple(self.avoid), dict(self.gains), self.best)
+        return ProgramSearchResult(
+            entries,
+            covered,
+            self.total,
+            tuple(self.trials),
+            tuple(self.failures),
+            tuple(self.avoid),
+            dict(self.gains),
+            self.best,
+        )
 
 
-def search_programs(t: Target, run: Runner, *, hints: Hints, config: ProgramSearchConfig = ProgramSearchConfig(),
-                    should_stop: Callable[[], bool] = lambda: False, steerer: Steerer | None = None,
-                    blame: Blamer | None = None, initial: Sequence[Program] = ()) -> ProgramSearchResult:
+def search_programs(
+    t: Target,
+    run: Runner,
+    *,
+    hints: Hints,
+    config: ProgramSearchConfig = ProgramSearchConfig(),
+    should_stop: Callable[[], bool] = lambda: False,
+    steerer: Steerer | None = None,
+    blame: Blamer | None = None,
+    initial: Sequence[Program] = (),
+) -> ProgramSearchResult:
     """Search programs for `t` until `should_stop()`, `max_trials` or 100 %; the kept programs."""
-    s = ProgramSearch(t, run, hints=hints, config=config, should_stop=should_stop, steerer=steerer, blame=blame)
+    s = ProgramSearch(
+        t,
+        run,
+        hints=hints,
+        config=config,
+        should_stop=should_stop,
+        steerer=steerer,
+        blame=blame,
+    )
     if initial and config.strategy != "random":
         s.continue_from(initial)
     s.run()
     return s.result()
 
 
-_CHAPTER = re.compile(r"^reset\b")
+def chain_starts(entries: Sequence[Entry]) -> list[int]:
+    """Index of each program's first operation in `_chained(entries)`."""
+    rules = len(
+        dict.fromkeys(o for e in entries for o in e.program.ops if o.name == "avoid")
+    )
+    out, at = [], 0
+    for k, entry in enumerate(entries):
+        out.append(at)
+        at += sum(1 for o in entry.program.ops if o.name != "avoid") + (
+            rules if k == 0 else 0
+        )
+    return out
+
+
+def _chained(entries: Sequence[Entry]) -> Program:
+    """Programs one after another, every learned rule once, right after the first reset."""
+    rules = list(
+        dict.fromkeys(o for e in entries for o in e.program.ops if o.name == "avoid")
+    )
+    ops: list[Op] = []
+    for k, entry in enumerate(entries):
+        body = [o for o in entry.program.ops if o.name != "avoid"]
+        if k == 0 and body:
+            body = [body[0], *rules, *body[1:]]
+        ops += body
+    return Program(tuple(ops))
 
 
 def chapters(program: Program) -> tuple[Program, ...]:

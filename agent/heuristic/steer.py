@@ -205,6 +205,13 @@ SV_WORDS = frozenset((
 """Keywords, system-task names and literal radix letters on an error's source lines (not signals)."""
 
 
+SV_LITERAL_RE = re.compile(r"\d*'[sS]?[bBoOdDhH]\s*[0-9a-fA-FxXzZ_?]+|\$\w+")
+"""Based literals (`2'd3`: not a signal `d3`) and system tasks (`$fatal`)."""
+
+IF_CONDITION_RE = re.compile(r"\bif\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+"""The condition of an `if` (one level of nested parentheses) on a source line."""
+
+
 def inputs_only(layout: Layout, log_tail: str, read_lines: Callable[[str], list[str] | None]) -> bool:
     """Whether the source lines a run's error points at name only inputs (a stateless check).
 
@@ -219,7 +226,11 @@ def inputs_only(layout: Layout, log_tail: str, read_lines: Callable[[str], list[
         if not lines:
             continue
         line = int(m.group(2))
-        text = re.sub(r'"[^"]*"', "", " ".join(lines[max(0, line - 3): line]))
+        # The failing line itself, plus only the conditions of the lines just above it: an
+        # enclosing `if (rst) y <= 0;` names outputs it assigns, not what the check reads.
+        above = " ".join(" ".join(IF_CONDITION_RE.findall(t)) for t in lines[max(0, line - 3): line - 1])
+        text = above + " " + lines[line - 1] if line - 1 < len(lines) else above
+        text = SV_LITERAL_RE.sub(" ", re.sub(r'"[^"]*"', "", text))
         words = {w for w in re.findall(r"[A-Za-z_]\w*", text) if w not in SV_WORDS}
         if words - names:
             return False

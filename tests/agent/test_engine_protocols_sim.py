@@ -28,7 +28,8 @@ pytestmark = pytest.mark.simulator_required
 
 def _covered(result: SimResult | None, comment: str, file: str = "") -> bool:
     """Whether the point with this comment (a toggle such as `o_valid:0->1`) was covered."""
-    assert result is not None and result.report is not None
+    assert result is not None
+    assert result.report is not None
     found = [p for p in result.report.points if p.comment == comment and file in p.file]
     assert found, f"no point {comment!r}"
     return any(p.count > 0 for p in found)
@@ -41,7 +42,8 @@ def _engine(name: str, calls: int, strategy: str = "heuristic"):  # type: ignore
 
 def test_a_uart_receiver_gets_frames() -> None:
     tb, rep = _engine("uart_rx", 30)
-    assert rep.final is not None and rep.final.status == Status.OK
+    assert rep.final is not None
+    assert rep.final.status == Status.OK
     # Bytes arrived: the valid strobe rose and the data bits went both ways.
     assert _covered(rep.final, "o_valid:0->1")
     assert all(_covered(rep.final, f"o_data[{b}]:0->1") for b in range(8))
@@ -51,29 +53,37 @@ def test_a_uart_receiver_gets_frames() -> None:
 
 def test_a_cpu_retires_instructions_past_0x100() -> None:
     tb, rep = _engine("tiny_cpu", 30)
-    assert rep.final is not None and rep.final.status == Status.OK
+    assert rep.final is not None
+    assert rep.final.status == Status.OK
     assert "mem_respond(" in tb
     # The program counter went past 0x100: bit 8 rose (jumps and straight-line code both count).
     assert _covered(rep.final, "pc[8]:0->1")
-    assert rep.final.coverage is not None and rep.final.coverage.overall > 90.0
+    assert rep.final.coverage is not None
+    assert rep.final.coverage.overall > 90.0
 
 
 def test_a_valid_ready_sink_is_answered() -> None:
     tb, rep = _engine("vr_sink", 20)
-    assert rep.final is not None and rep.final.status == Status.OK
+    assert rep.final is not None
+    assert rep.final.status == Status.OK
     assert "m_sink(" in tb
     assert _covered(rep.final, "sent[3]:0->1")  # at least eight words were taken
-    assert rep.final.coverage is not None and rep.final.coverage.overall == 100.0
+    assert rep.final.coverage is not None
+    assert rep.final.coverage.overall == 100.0
 
 
 @pytest.mark.parametrize(("name", "want"), [("div_dnc", "DIDNOTCONVERGE when "), ("fatal_combo", "mode 3 is reserved")])
 def test_failing_inputs_are_learned_and_the_engine_beats_random(name: str, want: str) -> None:
     _tb, rep = _engine(name, 40)
     _rtb, rnd = _engine(name, 40, "random")
-    assert rep.final is not None and rep.final.status == Status.OK, rep.summary()
-    assert rnd.final is not None and rnd.final.coverage is not None and rep.final.coverage is not None
+    assert rep.final is not None, rep.summary()
+    assert rep.final.status == Status.OK, rep.summary()
+    assert rnd.final is not None
+    assert rnd.final.coverage is not None
+    assert rep.final.coverage is not None
     assert rep.final.coverage.overall >= rnd.final.coverage.overall, (rep.summary(), rnd.summary())
-    assert rep.search is not None and rep.search.failures
+    assert rep.search is not None
+    assert rep.search.failures
     assert want in rep.summary()
     assert rep.search.avoid, "no combination was learned"
     named = {k for rule in rep.search.avoid for k, _ in rule.args}

@@ -49,14 +49,16 @@ def test_setup_scenario_writes_tables_then_registers_then_streams_with_writes_id
     assert fills == ["table", "enable"]  # tables first: an enable often has to come last
     datapath = setup.ops[-1]
     assert datapath.name == "random"
-    assert "cfg_we" not in datapath.get("only") and "valid_in" in datapath.get("only")
+    assert "cfg_we" not in datapath.get("only")
+    assert "valid_in" in datapath.get("only")
 
 
 def test_the_fill_patterns_span_the_range_and_flip_every_bit() -> None:
     lines = "\n".join(sv_ifaces.pattern_function())
     for pattern in ("ramp", "down", "recip", "checker"):
         assert sv_ifaces.PATTERN_CODES[pattern] in range(8)
-    assert "{BW_W{2'b01}}" in lines and "(bw_m + 1) / (bw_k + 1)" in lines
+    assert "{BW_W{2'b01}}" in lines
+    assert "(bw_m + 1) / (bw_k + 1)" in lines
 
 
 def test_steering_sets_the_operands_an_expression_point_asks_for() -> None:
@@ -64,7 +66,8 @@ def test_steering_sets_the_operands_an_expression_point_asks_for() -> None:
     hints = Hints(palettes={f.name: () for f in LAYOUT.fields}, combos=((("valid_in", 1, 1), ("r", 0xF0, 0xA0)),))
     ops = moves.gen_steer(random.Random(3), t, hints)
     sets = [dict(o.args) for o in ops if o.name == "set"]
-    assert sets and any(s.get("valid_in") == 1 and s.get("r", 0) & 0xF0 == 0xA0 for s in sets)
+    assert sets
+    assert any(s.get("valid_in") == 1 and s.get("r", 0) & 0xF0 == 0xA0 for s in sets)
 
 
 @pytest.mark.parametrize(("comment", "combo"), [

@@ -81,7 +81,8 @@ def test_make_layout_and_mining() -> None:
     design = Design("d", Path("/x"), "top", (), clocks=("clk",), resets=(Reset("rst_n", True),))
     layout = st.make_layout(design, _iface())
     assert [f.name for f in layout.fields] == ["rst_n", "op"]
-    assert layout.fields[0].reset and layout.fields[0].active_low
+    assert layout.fields[0].reset
+    assert layout.fields[0].active_low
     assert layout.clocks == (Clock("clk", 5),)
     hints = sr.mine_hints(layout, _iface())
     assert {8, 9, 10} <= set(hints.palettes["op"])
@@ -163,7 +164,8 @@ def test_shrink_drops_operations_that_add_nothing() -> None:
     search._record("test", search.runner(long), long, None)
     removed = search.shrink(lambda: False)
     (entry,) = search.corpus
-    assert removed > 0 and len(entry.program) < len(long)
+    assert removed > 0
+    assert len(entry.program) < len(long)
     assert entry.covered == frozenset({"p3", "p7"})
     assert {o.name for o in entry.program.ops} >= {"set"}
 
@@ -176,7 +178,8 @@ def test_assemble_chains_programs_that_add_points() -> None:
     program, kept, last = search.assemble([one, same, two], lambda: False)
     assert [e.label for _, e in kept] == ["a", "c"]
     assert [at for at, _ in kept] == [0, 2]
-    assert last is not None and covered_keys(last) == frozenset({"p3", "p7"})
+    assert last is not None
+    assert covered_keys(last) == frozenset({"p3", "p7"})
     assert chapters(program) == (one.program, two.program)
 
 
@@ -186,14 +189,15 @@ def test_moves_are_seeded_and_fit_the_caps() -> None:
         a = moves.GENERATORS[gen][0](random.Random(5), TARGET, hints)
         b = moves.GENERATORS[gen][0](random.Random(5), TARGET, hints)
         assert a == b, gen
-        check(Program(tuple([*parse_program("reset\n").ops, *a])), TARGET.scope)
+        check(Program((*parse_program("reset\n").ops, *a)), TARGET.scope)
     for name, program in moves.scenarios(random.Random(2), TARGET, hints):
         assert moves.fits(TARGET, program), name
         check(program, TARGET.scope)
     big = Program(tuple(parse_program("hold 100000\n").ops * 3))
     assert not moves.fits(TARGET, big)
     grown = moves.extend(random.Random(1), TARGET, hints, parse_program("reset\n"), "random")
-    assert grown.ops[0].name == "reset" and len(grown) >= 2
+    assert grown.ops[0].name == "reset"
+    assert len(grown) >= 2
 
 
 def test_a_failure_names_the_values_in_force_and_learns_a_rule() -> None:
@@ -215,7 +219,19 @@ def test_a_failure_names_the_values_in_force_and_learns_a_rule() -> None:
     assert failure.describe().startswith("DIDNOTCONVERGE when ")
 
 
+def test_a_check_on_inputs_is_stateless_one_on_state_is_not() -> None:
+    lines = {"a.sv": ["always_ff @(posedge clk) begin", "  if (rst) begin busy <= 0; end",
+                      "  else if (w[0]) begin", "    if (v == 4'd3) $fatal(1, \"v 3 is reserved\");",
+                      "  assert (busy |-> v != 2);"]}
+    fatal, asserted = "%Fatal: a.sv:4: Assertion failed: v 3 is reserved\n", "%Error: a.sv:5: Assertion failed\n"
+    assert sr.inputs_only(LAYOUT, fatal, lines.get)  # the enclosing reset assigns `busy` but only reads `rst`
+    assert sr.blamed_fields(LAYOUT, fatal, lines.get) == ("w", "v")  # resets are never quieted
+    assert not sr.inputs_only(LAYOUT, asserted, lines.get)  # `busy` is the design's state
+    assert not sr.inputs_only(LAYOUT, "%Fatal: other.sv:4: boom\n", lines.get)  # nothing read: not known
+
+
 def test_a_failure_without_markers_is_still_reported() -> None:
     failure = analyse_failure(TARGET, parse_program("reset\n"),
                               SimResult(Status.RUNTIME_ERROR, log_tail="[5000] %Fatal: a.sv:3: boom\n"))
-    assert failure.op_index is None and failure.reason.startswith("a.sv:3: boom")
+    assert failure.op_index is None
+    assert failure.reason.startswith("a.sv:3: boom")

@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.heuristic.engine import MAX_TB_LINES, HeuristicPolicy, RandomPolicy, run_engine
+from agent.heuristic.engine import (
+    MAX_TB_LINES,
+    HeuristicPolicy,
+    RandomPolicy,
+    run_engine,
+)
 from agent.policy import Budget, State, get_policy
 from sim.suite import load_design
 from sim.types import Status
@@ -37,12 +42,15 @@ def test_heuristic_beats_random_and_reproduces(name: str) -> None:
     assert rep.reproduced, rep.summary()
     assert rep.search is not None
     assert covered(rep.final) == rep.search.covered
-    assert "$fopen" not in tb and "bw_random(" in tb
+    assert "$fopen" not in tb
+    assert "bw_random(" in tb
     assert f"{design.top} {design.dut_instance} (" in tb
     assert len(tb.splitlines()) <= MAX_TB_LINES
     assert rep.sim_calls <= 25
     _rtb, rnd = run_engine(design, strategy="random", budget=Budget(25, time.monotonic() + 240), seed=0)
-    assert rnd.final is not None and rnd.final.coverage is not None and rep.final.coverage is not None
+    assert rnd.final is not None
+    assert rnd.final.coverage is not None
+    assert rep.final.coverage is not None
     assert rep.final.coverage.overall > rnd.final.coverage.overall
 
 
@@ -67,7 +75,8 @@ def test_a_refinement_continues_from_the_engines_own_testbench() -> None:
                               previous=tb)
     assert second.search is not None
     assert second.search.trials[0].label == "continue from the current testbench"
-    assert first.final is not None and second.final is not None
+    assert first.final is not None
+    assert second.final is not None
     assert covered(second.final) >= covered(first.final)
 
 
@@ -77,4 +86,5 @@ def test_assertion_failures_teach_the_search() -> None:
     _tb, rep = run_engine(design, strategy="heuristic", budget=Budget(30, time.monotonic() + 240), seed=0)
     assert rep.final is not None
     assert rep.final.status == Status.OK
-    assert rep.final.coverage is not None and rep.final.coverage.overall > 70.0
+    assert rep.final.coverage is not None
+    assert rep.final.coverage.overall > 70.0

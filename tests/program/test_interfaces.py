@@ -54,8 +54,11 @@ def test_wishbone_slave_and_its_uart_pin() -> None:
     ifs = recognise(WBUART, params={"INITIAL_SETUP": 25})
     (wb,) = ifs.buses
     assert (wb.name, wb.kind) == ("wb", "wishbone")
-    assert wb.roles["stb"] == "i_wb_stb" and wb.roles["rdata"] == "o_wb_data" and wb.roles["stall"] == "o_wb_stall"
-    assert wb.addresses == (0, 1, 2, 3) and wb.data_bits == 32
+    assert wb.roles["stb"] == "i_wb_stb"
+    assert wb.roles["rdata"] == "o_wb_data"
+    assert wb.roles["stall"] == "o_wb_stall"
+    assert wb.addresses == (0, 1, 2, 3)
+    assert wb.data_bits == 32
     (rx,) = ifs.serials
     assert (rx.name, rx.port("pin"), rx.partner) == ("uart_rx", "i_uart_rx", "o_uart_tx")
     assert rx.periods[0] == 25
@@ -78,7 +81,8 @@ def test_cpu_memory_is_answered_not_streamed() -> None:
     assert mem.driven == ("mem_ready", "mem_rdata")
     assert mem.templates == (as_mask(((0, 7, 0x13), (12, 3, 0))),)
     assert kinds["pcpi"] == "sink"  # pcpi_valid out / pcpi_ready in, no address: a handshake to answer
-    assert not ifs.buses and not ifs.streams
+    assert not ifs.buses
+    assert not ifs.streams
 
 
 def test_axi_master_gets_a_responder() -> None:

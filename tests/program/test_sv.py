@@ -13,7 +13,12 @@ from agent.program.encode import DATA_FILE, encode
 from agent.program.interfaces import recognise
 from agent.program.ops import Program, check
 from agent.program.rng import random_steps
-from agent.program.sv import HARNESS_TOP, parse_testbench, render_harness, render_testbench
+from agent.program.sv import (
+    HARNESS_TOP,
+    parse_testbench,
+    render_harness,
+    render_testbench,
+)
 from agent.program.target import Target
 from agent.program.text import canonical_program, parse_program
 from sim.analysis.interface import read_interface
@@ -77,16 +82,21 @@ def test_every_operation_renders_and_reads_back() -> None:
     assert "  // the whole thing" in tb
     assert parse_testbench(tb, t) == canonical_program(program)
     # Only what the program uses is in the testbench; everything is in the harness.
-    assert "wb_write(" in tb and "s_send(" in tb and "table_fill(" in tb
+    assert "wb_write(" in tb
+    assert "s_send(" in tb
+    assert "table_fill(" in tb
     harness = render_harness(t)
-    assert "$fscanf" in harness and "$fscanf" not in tb
+    assert "$fscanf" in harness
+    assert "$fscanf" not in tb
     assert len(encode(t, program).splitlines()) == 21  # 17 operations, repeat unrolled (+2), two frames (+1)
 
 
 def test_unused_interfaces_stay_out_of_the_testbench() -> None:
     t = _target()
     tb = render_testbench(t, parse_program("reset\nrandom 10 0x5\n"))
-    assert "wb_xfer" not in tb and "bw_mem_on" not in tb and "bw_corners" not in tb
+    assert "wb_xfer" not in tb
+    assert "bw_mem_on" not in tb
+    assert "bw_corners" not in tb
     assert parse_testbench(tb, t) == parse_program("reset\nrandom 10 0x5\n")
     assert parse_testbench(tb.replace("bw_random(", "bw_rnd("), t) is None
     assert parse_testbench("module tb_soc; endmodule", t) is None
@@ -134,6 +144,7 @@ def test_harness_and_testbench_cover_the_same(name: str) -> None:
     harness = built.run({DATA_FILE: encode(t, program)})
     alone = evaluate_sv(design, render_testbench(t, program))
     assert harness.status.value == alone.status.value == "ok", (harness.detail, alone.detail)
-    assert harness.coverage is not None and alone.coverage is not None
+    assert harness.coverage is not None
+    assert alone.coverage is not None
     assert harness.coverage.metrics == alone.coverage.metrics
     assert Program(program.ops) == program

@@ -7,7 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.program.ops import SPECS, Op, Program, ProgramError, Scope, check, op
-from agent.program.text import canonical_program, format_program, parse_number, parse_program
+from agent.program.text import (
+    canonical_program,
+    format_program,
+    parse_number,
+    parse_program,
+)
 
 SCOPE = Scope(
     fields={"rst_n": 1, "en": 1, "addr": 8, "data": 32, "wide": 70},
@@ -114,7 +119,7 @@ def test_operations_a_design_lacks_are_refused() -> None:
 def test_numbers_in_the_forms_people_write() -> None:
     assert [parse_number(t) for t in ("12", "0x1f", "0b101", "8'hff", "'d3", "4'b1_0_1_0", "16'hx")] == \
         [12, 31, 5, 255, 3, 10, 0]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="negative"):
         parse_number("-1")
 
 
