@@ -120,6 +120,11 @@ def gen_hold(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     """A few random vectors, each held for a long time (counters, timeouts, baud dividers), or a plain wait."""
     if rng.random() < 0.3:
         return [op("hold", rng.choice((10, 50, 200, 1000, 4000)))]
+    bits = [f.name for f in t.fields if f.bits == 1 and not f.reset]
+    if bits and rng.random() < 0.2:
+        # A long run with most enables high: a clock or timer wraps only after its full period.
+        values = {n: int(rng.random() < 0.8) for n in bits}
+        return [assigns("set", values), op("hold", rng.choice((20000, 100000)))]
     out: list[Op] = []
     for _ in range(rng.randint(1, 3)):
         out += [
@@ -481,6 +486,10 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
         *gen_slow(rng, t, h),
     ]
     out.append(("stimulus", Program(tuple(stimulus))))
+    bits = {f.name: 1 for f in t.fields if f.bits == 1 and not f.reset}
+    if bits and not ifs.responders and not ifs.buses:
+        # Every enable high for a long time: counters, clocks and timers reach their wraps.
+        out.append(("long run", Program((*base, assigns("set", bits), op("hold", 100000)))))
     if ifs.ports:
         quiet = tuple(sorted({n for _, wp in ifs.ports for n, _ in wp.enable}))
         others = tuple(f.name for f in t.fields if not f.reset and f.name not in quiet)

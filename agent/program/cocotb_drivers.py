@@ -240,10 +240,15 @@ class ApbBusMaster:
 
 PAYLOAD = '''
 
-def draw_payload(rng, payload):
-    """One beat's sideband and data values, drawn in the SV task's order (keep/strb: all ones)."""
+def draw_payload(rng, payload, first):
+    """One beat's sideband and data values, drawn in the SV task's order (keep/strb: all ones).
+
+    A command field (role `field<k>`) keeps its value on half the beats after the first.
+    """
     values = {}
     for role, _port, bits, palette, ones in payload:
+        if role.startswith("field") and not first and rng.next() % 2 != 0:
+            continue
         if ones:
             values[role] = (1 << bits) - 1
         elif palette >= 0:
@@ -283,7 +288,7 @@ class StreamHandSource:
                     await bw.step(1)
             self.put_lane("valid", lane, 1)
             self.put_lane("last", lane, int(b == beats - 1))
-            for role, value in draw_payload(bw.rng, self.payload).items():
+            for role, value in draw_payload(bw.rng, self.payload, b == 0).items():
                 bw.put_name(r[role], value)
             accepted = False
             for _ in range(TIMEOUT):
@@ -317,12 +322,12 @@ class StreamSource:
         bw.rng.state = seed & MASK32
         pauses = []
         frame = {"tdata": [], "tid": [], "tdest": [], "tuser": []}
-        for _ in range(beats):
+        for b in range(beats):
             if gap > 0:
                 while bw.rng.next() % 100 < gap:
                     pauses.append(True)
             pauses.append(False)
-            values = draw_payload(bw.rng, self.payload)
+            values = draw_payload(bw.rng, self.payload, b == 0)
             for k in range(self.units):
                 frame["tdata"].append((values.get("data", 0) >> (k * self.unit_bits)) & ((1 << self.unit_bits) - 1))
                 for role in ("id", "dest", "user"):

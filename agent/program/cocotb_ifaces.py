@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from agent.program import cocotb_drivers as drv
 from agent.program import cocotb_responders as rsp
 from agent.program.cocotb_lib import MEMORY, PORTS, py_tuple
-from agent.program.interfaces import Iface
+from agent.program.interfaces import FIELD_ROLE, Iface, stream_payload_roles
 from agent.program.sv_ifaces import decode_order
 from agent.program.target import Target
 
@@ -156,10 +156,8 @@ def bus_plan(t: Target, bus: Iface) -> DriverPlan:
 def payload(t: Target, s: Iface) -> tuple[tuple[str, str, int, int, bool], ...]:
     """(role, port, bits, palette field index or -1, all ones) of a stream's beat values, in draw order."""
     out = []
-    for role in ("data", "keep", "strb", "id", "dest", "user"):
-        port = s.roles.get(role)
-        if not port:
-            continue
+    for role in stream_payload_roles(s):
+        port = s.roles[role]
         idx = t.layout.index(port)
         pal = t.palette(t.fields[idx]) if idx is not None and role != "data" else ()
         out.append((role, port, bits_of(t, port), idx if pal and idx is not None else -1, role in ("keep", "strb")))
@@ -168,6 +166,8 @@ def payload(t: Target, s: Iface) -> tuple[tuple[str, str, int, int, bool], ...]:
 
 def _stream_ext(t: Target, s: Iface) -> bool:
     if s.lanes != 1 or "data" not in s.roles or not _fits(t, s, ("valid", "ready")):
+        return False
+    if any(r.startswith(FIELD_ROLE) for r in s.roles):  # AxiStreamFrame carries no other fields
         return False
     dw = bits_of(t, s.roles["data"])
     keep = bits_of(t, s.roles["keep"]) if "keep" in s.roles else 0

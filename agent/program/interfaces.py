@@ -314,6 +314,17 @@ def _wb_master(ports: _Ports, prefix: str) -> Iface | None:
     return Iface(_clean(prefix), "wb_master", roles, data.width if data else 0, addr.width if addr else 0)
 
 
+FIELD_ROLE = "field"
+"""Role prefix of a stream's other per-beat inputs (`field0`, `field1`, ... in name order)."""
+
+
+def stream_payload_roles(s: Iface) -> tuple[str, ...]:
+    """A stream's per-beat roles in draw order: data and AXI sidebands, then its other fields."""
+    named = tuple(r for r in ("data", "keep", "strb", "id", "dest", "user") if r in s.roles)
+    fields = sorted((r for r in s.roles if r.startswith(FIELD_ROLE)), key=lambda r: int(r[len(FIELD_ROLE):]))
+    return (*named, *fields)
+
+
 def _stream(ports: _Ports, prefix: str, into: bool) -> Iface | None:
     """A valid/ready stream into the design (`into`) or out of it."""
     d_in, d_out = ("input", "output") if into else ("output", "input")
@@ -328,6 +339,13 @@ def _stream(ports: _Ports, prefix: str, into: bool) -> Iface | None:
         found = ports.first(prefix, names, d_in)
         if found is not None:
             roles[role] = found.name
+    if into and prefix:
+        # Other inputs under the stream's prefix travel with each beat (i2c_master's command
+        # stream carries address, start, read, write, stop as separate ports, no tdata).
+        taken = set(roles.values())
+        extra = sorted(p.name for group in ports.by_group.values() for key, p in group.items()
+                       if key.endswith(":input") and p.name.startswith(prefix) and p.name not in taken)
+        roles.update({f"{FIELD_ROLE}{k}": n for k, n in enumerate(extra)})
     data = ports.first(prefix, ("tdata", "data", "din", "dat", "payload"), d_in)
     name = _clean(prefix) or ("in" if into else "out")
     return Iface(name, "stream" if into else "sink", roles, data.width if data else 0, lanes=valid.width)

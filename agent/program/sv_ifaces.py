@@ -10,7 +10,7 @@ non-blocking updates land), inputs change at the negedge, as everywhere in the t
 
 from __future__ import annotations
 
-from agent.program.interfaces import Iface
+from agent.program.interfaces import FIELD_ROLE, Iface, stream_payload_roles
 from agent.program.sv_common import palette_of
 from agent.program.target import MEM_WORDS, TIMEOUT, Target
 
@@ -123,20 +123,19 @@ def stream_task(t: Target, s: Iface) -> list[str]:
     """`<stream>_send(beats, seed, gap, lane)`: one packet of random beats, last on the final one."""
     clk, r = _clk(t), s.port
     sets = []
-    for role in ("data", "keep", "strb", "id", "dest", "user"):
+    for role in stream_payload_roles(s):
         port = r(role)
-        if not port:
-            continue
         bits = _bits(t, port)
         if role in ("keep", "strb"):
             sets.append(f"{port} = '1;")
             continue
         idx = t.layout.index(port)
         pal = palette_of(t, t.fields[idx]) if idx is not None else ()
-        if pal and role != "data":
-            sets.append(f"{port} = BW_PAL_{idx}[bw_rand() % {len(pal)}];")
-        else:
-            sets.append(f"{port} = {bits}'(bw_bits({bits}));")
+        draw = (f"{port} = BW_PAL_{idx}[bw_rand() % {len(pal)}];" if pal and role != "data"
+                else f"{port} = {bits}'(bw_bits({bits}));")
+        # A command field keeps its value on half the beats: repeated addresses and modes are
+        # what "same target as before" branches test.
+        sets.append(f"if (bw_b == 0 || bw_rand() % 2 == 0) {draw}" if role.startswith(FIELD_ROLE) else draw)
     last = f" {_lane(r('last'), s.lanes)} = (bw_b == bw_beats - 1);" if r("last") else ""
     clear_last = f" {_lane(r('last'), s.lanes)} = 1'b0;" if r("last") else ""
     valid, ready = _lane(r("valid"), s.lanes), _lane(r("ready"), s.lanes)

@@ -276,6 +276,19 @@ def test_basic_program_covers_the_same_points_as_the_sv_testbench(options: SimOp
 
 
 @pytest.mark.simulator_required
+def test_command_fields_repeat_and_match_the_sv_testbench(options: SimOptions) -> None:
+    # A stream whose beat is separate command ports: each keeps its value on some beats, so a
+    # write to the same address again (the `continues` counter) happens at all.
+    sv, cocotb = _run("cmd_stream", "reset\nsend s_cmd 24 seed=0x1234 gap=20\nhold 4\n", options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert _toggles(cocotb) == _toggles(sv)
+    toggles = _toggles(sv)
+    assert toggles[("cmd_unit.sv", 14, "continues[0]:0->1")] > 0
+    assert toggles[("cmd_unit.sv", 13, "restarts[1]:0->1")] > 0
+
+
+@pytest.mark.simulator_required
 def test_axi_lite_program_runs_with_coverage(options: SimOptions) -> None:
     # AxiLiteMaster has its own handshake timing, so only success and coverage are compared.
     sv, cocotb = _run("regs_counter", WITH_BUS, options)

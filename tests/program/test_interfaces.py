@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.heuristic.stimulus import Clock, Field, Layout, Signal
-from agent.program.interfaces import as_mask, recognise, split_name
+from agent.program.interfaces import as_mask, recognise, split_name, stream_payload_roles
 
 
 def layout(top: str, ports: str, resets: dict[str, bool], clock: str = "clk") -> Layout:
@@ -98,6 +98,18 @@ def test_stream_vectors_are_lanes() -> None:
     (sink,) = ifs.sinks
     assert (src.name, src.lanes, src.roles["dest"]) == ("s_axis", 4, "s_axis_tdest")
     assert (sink.name, sink.driven) == ("m_axis", ("m_axis_tready",))
+
+
+def test_command_ports_beside_a_handshake_travel_with_each_beat() -> None:
+    i2c = layout("i2c_master", ">clk >rst >s_axis_cmd_address[7] >s_axis_cmd_start >s_axis_cmd_read "
+                 ">s_axis_cmd_write >s_axis_cmd_write_multiple >s_axis_cmd_stop >s_axis_cmd_valid <s_axis_cmd_ready "
+                 ">s_axis_data_tdata[8] >s_axis_data_tvalid <s_axis_data_tready >s_axis_data_tlast >prescale[16]",
+                 {"rst": False})
+    cmd, data = recognise(i2c).streams
+    assert [cmd.roles[r] for r in stream_payload_roles(cmd)] == [
+        "s_axis_cmd_address", "s_axis_cmd_read", "s_axis_cmd_start", "s_axis_cmd_stop", "s_axis_cmd_write",
+        "s_axis_cmd_write_multiple"]
+    assert stream_payload_roles(data) == ("data",)  # tdata and tlast only; prescale has no prefix
 
 
 def test_apb_slave() -> None:
