@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from agent.heuristic.stimulus import Hints
-from agent.program.interfaces import Iface
+from agent.program.interfaces import PERIOD_PARAM, Iface
 from agent.program.ops import FILLS, PATTERNS, Op, Program, assigns, op
 from agent.program.target import Target
 
@@ -351,6 +351,13 @@ def gen_serial(rng: random.Random, t: Target, h: Hints) -> list[Op]:
         return [op("loopback", s.name, on=rng.choice((0, 1)))]
     periods = s.periods or (16,)
     period = periods[0] if rng.random() < 0.5 else rng.choice(periods)
+    prefix: list[Op] = []
+    divisors = divisor_inputs(t)
+    if divisors and rng.random() < 0.7:
+        # The bit period comes from an input: set it, and send at one of the usual multiples.
+        value = rng.choice((2, 4))
+        prefix = [assigns("set", dict.fromkeys(divisors, value))]
+        period = value * rng.choice(DIVISOR_MULTIPLES)
     count = rng.choice((1, 2, 4, 4, 8, 16))
     frames = tuple(
         rng.choice((0x55, 0xAA, 0x00, 0xFF, rng.randrange(256), rng.randrange(256)))
@@ -359,6 +366,7 @@ def gen_serial(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     if rng.random() < 0.1:
         frames = (*frames, 0x100)  # a break
     return [
+        *prefix,
         op(
             "serial",
             s.name,
@@ -366,8 +374,23 @@ def gen_serial(rng: random.Random, t: Target, h: Hints) -> list[Op]:
             frames,
             parity=rng.choice(("none", "none", "even", "odd")),
             stop=rng.choice((1, 1, 2, 0)),
-        )
+        ),
     ]
+
+
+DIVISOR_MULTIPLES = (1, 8, 16)
+"""Bit period over a divisor input's value: clocks per bit, or 8x / 16x oversampling
+(verilog-uart's `prescale` is clk / (baud * 8))."""
+
+
+def divisor_inputs(t: Target) -> tuple[str, ...]:
+    """Multi-bit inputs named like a bit-period divisor (`prescale`, `clks_per_bit`, `baud_div`)."""
+    bus_ports = {p for b in t.interfaces.buses for p in b.roles.values()}
+    return tuple(
+        f.name
+        for f in t.fields
+        if f.bits > 1 and not f.reset and f.name not in bus_ports and PERIOD_PARAM.search(f.name)
+    )
 
 
 def gen_port(rng: random.Random, t: Target, h: Hints) -> list[Op]:
@@ -554,6 +577,24 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                 op("bus_read", bus.name, a) for a in bus.addresses[:8] for _ in range(2)
             ]
         out.append(("serial", Program(tuple(ops))))
+        divisors = divisor_inputs(t)
+        for multiple in DIVISOR_MULTIPLES if divisors else ():
+            # The period set through an input: one program per convention.
+            value = 4
+            ops = [*base, assigns("set", dict.fromkeys(divisors, value))]
+            for s in ifs.serials:
+                ops += [op("hold", 20 * value * multiple)]
+                ops += [
+                    op("serial", s.name, value * multiple, frames, parity=parity, stop=stop)
+                    for frames, parity, stop in (
+                        ((0x55, 0xA5, 0x00, 0xFF), "none", 1),
+                        ((rng.randrange(256),), "none", 0),
+                        ((0x100,), "none", 1),
+                        ((rng.randrange(256), rng.randrange(256)), "none", 1),
+                    )
+                ]
+            ops.append(op("hold", 12 * value * multiple))
+            out.append((f"serial divisor x{multiple}", Program(tuple(ops))))
         # Frames the receiver must reject: random mode bits (parity on, two stop bits) above the
         # period, then frames with either parity and missing stop bits.
         ops = list(base)

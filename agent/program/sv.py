@@ -52,8 +52,9 @@ def _used(t: Target, program: Program) -> dict[str, set[str]]:
 
 
 def _needs_palettes(program: Program) -> bool:
+    # `bw_random` names the palettes whatever its `pal` share (a 0 share still compiles them).
     for op in program.walk():
-        if op.name == "corners" or (op.name == "random" and op.num("pal") > 0) or op.name == "send" \
+        if op.name in ("corners", "random", "send") \
                 or (op.name == "fill" and op.word("pattern") == "palette"):
             return True
     return False

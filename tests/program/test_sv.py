@@ -125,6 +125,17 @@ def test_the_testbench_draws_exactly_what_rng_py_draws(tmp_path: Path) -> None:
 
 
 @pytest.mark.simulator_required
+def test_random_without_a_palette_share_still_builds(tmp_path: Path) -> None:
+    # bw_random names the palettes whatever its share; a testbench must carry them.
+    design = load_design(DATA / "passthru")
+    t, _ = make_target(design, read_interface(design), "heuristic")
+    assert any(t.palette(f) for f in t.fields)
+    result = evaluate_sv(design, render_testbench(t, parse_program("reset\nrandom 16 0x5 pal=0\n")),
+                         options=SimOptions(), run_dir=tmp_path / "run")
+    assert result.status.value == "ok", result.detail
+
+
+@pytest.mark.simulator_required
 @pytest.mark.parametrize("name", ["uart_rx", "tiny_cpu", "vr_sink"])
 def test_harness_and_testbench_cover_the_same(name: str) -> None:
     design = load_design(DATA / name)
