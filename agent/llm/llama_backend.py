@@ -294,7 +294,7 @@ class LlamaBackend:
                 messages=[dict(m) for m in messages], max_tokens=max_tokens,
                 temperature=temperature, seed=seed, grammar=constraint,
                 logits_processor=counter.processors(), stream=True)
-            finish, stopped = self._read_stream(stream, pieces)
+            finish, stopped = self._read_stream(stream, pieces, program=grammar is not None)
         except RuntimeError as exc:  # llama_decode failures: out of KV slots, backend errors
             llm.reset()
             raise LLMError(f"llama.cpp failed on {self.model_path.name}: {exc}") from exc
@@ -314,8 +314,12 @@ class LlamaBackend:
                           model=self.model_path.name, chat_format=self.chat_format, timings=timings,
                           stopped=stopped)
 
-    def _read_stream(self, stream: Any, pieces: list[str]) -> tuple[str, str]:
-        """Collect a streamed reply into `pieces`; (finish reason, why it was stopped early)."""
+    def _read_stream(self, stream: Any, pieces: list[str], program: bool = False) -> tuple[str, str]:
+        """Collect a streamed reply into `pieces`; (finish reason, why it was stopped early).
+
+        `program`: the reply is a stimulus program (a grammar other than the SV shape), whose
+        short lines loop sooner (`repeating(program=True)`).
+        """
         finish, since_check = "stop", 0
         try:
             for chunk in stream:
@@ -327,7 +331,7 @@ class LlamaBackend:
                     # Judge at each new line (line loops), and now and then within a long line.
                     if self.guard and ("\n" in piece or since_check >= 16):
                         since_check = 0
-                        loop = repeating("".join(pieces))
+                        loop = repeating("".join(pieces), program=program)
                         if loop is not None:
                             return "repetition", loop.describe()
                 if choice.get("finish_reason"):

@@ -137,9 +137,14 @@ class LLMPolicy:
         usage = {"backend": self.backend.name, "format": "program", **completion.usage()}
         base = Proposal(testbench="", filename=f"tb_{state.design.top}.sv", response=completion.text,
                         messages=tuple(dict(m) for m in messages), usage=usage)
+        text = completion.text
+        if completion.finish_reason == "repetition":
+            from agent.llm.repetition import cut_loop, repeating
+
+            loop = repeating(text, program=True)
+            text = cut_loop(text, loop) if loop is not None else text  # one copy of the loop is enough
         try:
-            parsed = parse_program_reply(completion.text, target.scope,
-                                         cut=completion.finish_reason in ("length", "repetition"))
+            parsed = parse_program_reply(text, target.scope, cut=completion.finish_reason in ("length", "repetition"))
         except FormatError as exc:
             return replace(base, format_error=_with_stop(exc.message, completion))
         notes = [n for n in (parsed.note, completion.stopped) if n]

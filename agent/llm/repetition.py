@@ -32,10 +32,17 @@ EXACT_CHARS = 400
 EXACT_MIN_LINES = 8
 """Lines the copies must span together."""
 
+PROGRAM_CHARS = 60
+"""`program=True`: characters four word-for-word copies must span (program lines are short, and
+four identical operations in a row never add coverage the first did not)."""
+
+PROGRAM_MIN_LINES = 4
+"""`program=True`: lines those copies must span."""
+
 LOOSE_LINES = 80
 """Lines of one- or two-line blocks that count up, for a loop."""
 
-COUNT_COPIES = 20
+COUNT_COPIES = 12
 """Copies of a longer counting block, for a loop."""
 
 COUNT_LINES = 60
@@ -98,7 +105,8 @@ def _counts_only(span: list[str], period: int, copies: int) -> bool:
     return True
 
 
-def _line_loop(lines: list[str], loose: bool) -> Loop | None:
+def _line_loop(lines: list[str], loose: bool, min_chars: int = EXACT_CHARS,
+               min_lines: int = EXACT_MIN_LINES) -> Loop | None:
     keys = [_SPACE.sub(" ", _DIGITS.sub("#", ln) if loose else ln).strip() for ln in lines]
     tail = keys[-(max(LOOSE_LINES * 2, MAX_PERIOD_LINES * COUNT_COPIES) if loose
                   else MAX_PERIOD_LINES * (EXACT_REPEATS + 1)):]
@@ -114,9 +122,10 @@ def _line_loop(lines: list[str], loose: bool) -> Loop | None:
                 continue
             if not _counts_only(span, period, copies):
                 continue
-        elif sum(len(s) + 1 for s in span) < EXACT_CHARS or len(span) < EXACT_MIN_LINES:
+        elif sum(len(s) + 1 for s in span) < min_chars or len(span) < min_lines:
             continue
-        return Loop("lines-numbers" if loose else "lines", period, copies, lines[-period][:60])
+        sample = next((ln.strip() for ln in lines[-period:] if ln.strip()), "")
+        return Loop("lines-numbers" if loose else "lines", period, copies, sample[:60])
     return None
 
 
@@ -129,11 +138,17 @@ def _char_loop(line: str) -> Loop | None:
     return None
 
 
-def repeating(text: str) -> Loop | None:
-    """The loop `text` ends in, or None (complete lines are judged; the open line for `chars`)."""
+def repeating(text: str, *, program: bool = False) -> Loop | None:
+    """The loop `text` ends in, or None (complete lines are judged; the open line for `chars`).
+
+    `program` judges a stimulus program: four copies of a block of lines in a row are a
+    loop from `PROGRAM_CHARS` characters on.
+    """
     *complete, current = text.split("\n")
-    if len(complete) >= EXACT_MIN_LINES:
-        found = _line_loop(complete, loose=False) or _line_loop(complete, loose=True)
+    min_chars, min_lines = (PROGRAM_CHARS, PROGRAM_MIN_LINES) if program else (EXACT_CHARS, EXACT_MIN_LINES)
+    if len(complete) >= min_lines:
+        found = _line_loop(complete, loose=False, min_chars=min_chars, min_lines=min_lines) \
+            or _line_loop(complete, loose=True)
         if found is not None:
             return found
     return _char_loop(current) if len(current) >= CHAR_MIN else None

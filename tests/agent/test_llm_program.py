@@ -130,6 +130,18 @@ def test_a_cut_reply_keeps_its_complete_lines(counter_design: Design) -> None:
     assert "cut short" in proposal.usage["salvaged"]
 
 
+@pytest.mark.simulator_required
+def test_a_looping_program_keeps_one_copy_of_the_loop(counter_design: Design) -> None:
+    looped = "```\nreset\nset en=1\n" + "hold 20\nset en=0\n" * 5
+    backend = ScriptedBackend([Completion(looped, finish_reason="repetition",
+                                          stopped="the reply started repeating itself")])
+    policy = LLMPolicy(backend, format="program")  # type: ignore[arg-type]
+    proposal = policy.propose(State(counter_design), budget())
+    program = parse_testbench(proposal.testbench, policy.target(counter_design))
+    assert program is not None
+    assert format_program(program) == "reset\nset en=1\nhold 20\nset en=0\n"
+
+
 def test_sv_reply_stopped_by_the_guard_says_so(counter_design: Design) -> None:
     looped = "filename: tb_counter.sv\n```systemverilog\nmodule tb_counter;\n" + "  counter c0;\n" * 90
     backend = ScriptedBackend([Completion(looped, finish_reason="repetition", completion_tokens=400,

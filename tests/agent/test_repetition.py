@@ -69,4 +69,20 @@ def test_the_issue_21_loop_is_found() -> None:
     assert loop.period == 9
     # ...found after a handful of copies, not at the cap
     first = next(k for k in range(9, len(body)) if body[k - 1] == "\n" and repeating("module t;\n" + body[:k]))
-    assert body[:first].count("four_bit_adder") <= 60
+    assert body[:first].count("four_bit_adder") <= 40
+
+
+def test_the_description_quotes_a_line_of_the_loop() -> None:
+    loop = repeating("module t;\n" + "\n  // Write the testbench so that it reaches every line of the design now\n" * 12)
+    assert loop is not None
+    assert loop.sample == "// Write the testbench so that it reaches every line of the design now"[:60]
+
+
+def test_programs_loop_sooner() -> None:
+    """SmolLM2's base on forencich__axil_ram: one `set` line until the token cap."""
+    text = "```\nset s_axil_awaddr=1\nset s_axil_wdata=1\n" + "set s_axil_rready=1\n" * 4
+    assert repeating(text) is None
+    loop = repeating(text, program=True)
+    assert loop is not None
+    assert loop.sample == "set s_axil_rready=1"
+    assert repeating("```\nreset\nhold 1\nhold 1\nhold 1\n", program=True) is None  # 3 copies, 21 characters

@@ -34,6 +34,8 @@ def test_teacher_programs_are_cut_at_a_chapter_to_fit_the_grammar() -> None:
     assert chapter_starts(program) == [3, 6]
     assert state_ends(program, most=4) == [2, 3, 4, 6]  # chapters first, then spread over the length
     assert all(0 < e < len(program.ops) for e in state_ends(program))
+    short = parse_program("reset\nhold 1\n")
+    assert state_ends(short) == [1]  # each prefix once, however short the program
     assert fit_to_grammar(program, grammar) == program
     # A chapter the grammar cannot take (30 lines) ends the program before it.
     long = parse_program(chapter + "reset\n" + "hold 1\n" * 30 + chapter)

@@ -63,9 +63,8 @@ def chapter_starts(program: Any) -> list[int]:
 def state_ends(program: Any, most: int = MAX_STATES) -> list[int]:
     """Lengths of the proper prefixes used as intermediate states: chapter ends first, then spread."""
     n = len(program.ops)
-    ends = list(dict.fromkeys(chapter_starts(program)))
     spread = [round(n * k / (most + 1)) for k in range(1, most + 1)]
-    ends += [e for e in spread if 0 < e < n and e not in ends]
+    ends = list(dict.fromkeys([*chapter_starts(program), *(e for e in spread if 0 < e < n)]))
     return sorted(ends[:most])
 
 
