@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from agent.heuristic.stimulus import Clock, Field, Layout, Signal
-from agent.program.interfaces import as_mask, recognise, split_name, stream_payload_roles
+from agent.program.interfaces import (
+    as_mask,
+    recognise,
+    split_name,
+    stream_payload_roles,
+)
 
 
 def layout(top: str, ports: str, resets: dict[str, bool], clock: str = "clk") -> Layout:
