@@ -384,7 +384,13 @@ class ProgramSearch:
     # -- the loop ---------------------------------------------------------------------------
 
     def continue_from(self, programs: Sequence[Program]) -> None:
-        """Run the chapters of a testbench found before (one call each) and keep what they cover."""
+        """Run the chapters of a testbench found before (one call each) and keep what they cover.
+
+        A refinement does not open with the scenarios again: the step that wrote this
+        testbench played them, and its kept programs are the better parents now.
+        """
+        if programs:
+            self.openings = []
         for program in programs:
             if self._stop():
                 return
