@@ -548,11 +548,14 @@ class ProgramSearch:
                 break
             best: tuple[list[Entry], frozenset[str], SimResult] | None = None
             for order in ([*chain, entry], [entry, *chain]) if chain else ([entry],):
-                if best is not None and (
+                if len(order) > 1 and order[0] is entry and (
                     should_stop()
-                    or len(best[1] - keys) * 2 >= len(entry.covered - keys)
+                    or (
+                        best is not None
+                        and len(best[1] - keys) * 2 >= len(entry.covered - keys)
+                    )
                 ):
-                    break
+                    break  # the second order only when the budget allows and it may help
                 res = self.runner(_chained(order))
                 got = covered_keys(res) if res.status == Status.OK else frozenset()
                 better = (

@@ -183,6 +183,18 @@ def test_assemble_chains_programs_that_add_points() -> None:
     assert chapters(program) == (one.program, two.program)
 
 
+def test_assemble_spends_no_call_past_its_stop() -> None:
+    calls: list[Program] = []
+    search = ProgramSearch(TARGET, _runner(calls), hints=Hints(), config=ProgramSearchConfig(seed=3))
+    one = Entry(parse_program("reset\nset v=3\n"), frozenset({"p3"}), "a", 0)
+    same = Entry(parse_program("reset\nset v=3\nhold 1\n"), frozenset({"p3"}), "b", 1)
+    two = Entry(parse_program("reset\nset v=7\n"), frozenset({"p7"}), "c", 2)
+    # "same" adds nothing after the chain, so it would also be tried before it: not once
+    # the stop says the calls left belong to the final check.
+    search.assemble([one, same, two], lambda: len(calls) >= 2)
+    assert len(calls) == 2
+
+
 def test_moves_are_seeded_and_fit_the_caps() -> None:
     hints = Hints(palettes=TARGET.palettes, focus={"v": (12,)}, toggles=(("w", 7),))
     for gen in moves.generators_for(TARGET):
