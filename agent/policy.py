@@ -87,9 +87,9 @@ class Policy(Protocol):
 
 
 POLICIES: dict[str, str] = {
-    "heuristic": "agent.heuristic.engine:HeuristicPolicy",
-    "random": "agent.heuristic.engine:RandomPolicy",
-    "random-guided": "agent.heuristic.engine:GuidedRandomPolicy",
+    "heuristic": "agent.heuristic.policies:HeuristicPolicy",
+    "random": "agent.heuristic.policies:RandomPolicy",
+    "random-guided": "agent.heuristic.policies:GuidedRandomPolicy",
     "llama": "agent.llm.policy:LlamaPolicy",
     "openai": "agent.llm.policy:OpenAIPolicy",
 }

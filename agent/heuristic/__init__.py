@@ -1,7 +1,8 @@
 """The built-in coverage-directed engine.
 
-A data-driven harness, seeded stimulus generators, a greedy coverage-directed search,
-and the `heuristic` / `random` policies built on them.
+Opening scenarios and seeded moves (`scenarios`, `moves`), the search over stimulus programs
+(`program_search`, `corpus`), failure learning (`blame`), steering, and the `heuristic` /
+`random` policies (`policies`) built on one episode step (`engine.run_engine`).
 """
 
 from __future__ import annotations

@@ -152,6 +152,15 @@ def analyse_failure(t: Target, program: Program, result: SimResult, blamed: Sequ
                 now[t.index(name)] = v
         shown, rules = _rules(t, now, before, blamed)
         return Failure(reason, k, shown, rules)
+    if failing.name in ("hold", "wait"):
+        # Inputs do not change while holding: what fails is what the last `set` put in force
+        # (a long run with every enable high, a start held with a zero divisor).
+        j = k - 1
+        while j >= 0 and program.ops[j].name in ("hold", "wait"):
+            j -= 1
+        if j >= 0 and program.ops[j].name == "set":
+            shown, rules = _rules(t, list(before), _state_before(t, program, j), blamed)
+            return Failure(reason, k, shown, rules)
     return Failure(reason, k)
 
 

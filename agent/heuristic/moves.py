@@ -121,14 +121,18 @@ def gen_hold(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     if rng.random() < 0.3:
         return [op("hold", rng.choice((10, 50, 200, 1000, 4000)))]
     bits = [f.name for f in t.fields if f.bits == 1 and not f.reset]
+    # An input a failed check named stays low while held: held high, the run ends at once.
+    quiet = set(h.quiet)
     if bits and rng.random() < 0.2:
         # A long run with most enables high: a clock or timer wraps only after its full period.
-        values = {n: int(rng.random() < 0.8) for n in bits}
+        values = {n: int(n not in quiet and rng.random() < 0.8) for n in bits}
         return [assigns("set", values), op("hold", rng.choice((20000, 100000)))]
+    loud = tuple(f.name for f in t.fields if not f.reset and f.name not in quiet)
+    only: dict[str, tuple[str, ...]] = {"only": loud} if quiet and loud else {}
     out: list[Op] = []
     for _ in range(rng.randint(1, 3)):
         out += [
-            op("random", 1, seed(rng), pal=60, keep=0),
+            op("random", 1, seed(rng), pal=60, keep=0, **only),
             op("hold", rng.choice((16, 64, 300, 1100, 5000))),
         ]
     return out
@@ -221,7 +225,7 @@ def gen_bus(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     roll = rng.random()
     if roll < 0.2:
         return [
-            op("bus_write", bus.name, a, _bus_data(rng, t, bus)) for a in addresses[:12]
+            op("bus_write", bus.name, a, bus_data(rng, t, bus)) for a in addresses[:12]
         ]
     if roll < 0.35:
         return [
@@ -255,7 +259,7 @@ def gen_bus(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     data = (
         (1 << max(1, bus.data_bits)) - 1
         if strb != 0xFF and rng.random() < 0.5
-        else _bus_data(rng, t, bus)
+        else bus_data(rng, t, bus)
     )
     return [
         op("bus_write", bus.name, rng.choice(addresses), data, strb=strb),
@@ -279,7 +283,15 @@ def structured_word(rng: random.Random, bits: int, low: int) -> int:
     return (top | (low & ((1 << (bits - 8)) - 1))) & ((1 << bits) - 1)
 
 
-def _bus_data(rng: random.Random, t: Target, bus: Iface, *, safe: bool = False) -> int:
+def serial_period(t: Target) -> int:
+    """The most likely serial bit period (a parameter named like one), else 16."""
+    for s in t.interfaces.serials:
+        if s.periods:
+            return s.periods[0]
+    return 16
+
+
+def bus_data(rng: random.Random, t: Target, bus: Iface, *, safe: bool = False) -> int:
     """Data for a bus write: a mined constant, a small number, all ones, or random bits.
 
     `safe` (the opening) keeps to mined constants and small numbers: a random word in a
@@ -291,7 +303,7 @@ def _bus_data(rng: random.Random, t: Target, bus: Iface, *, safe: bool = False) 
     roll = rng.random()
     if roll < 0.2 and not safe:
         return structured_word(
-            rng, bits, rng.choice((_period(t), rng.randrange(1, 64)))
+            rng, bits, rng.choice((serial_period(t), rng.randrange(1, 64)))
         )
     if pal and roll < 0.55:
         return rng.choice(pal) & mask
@@ -458,239 +470,8 @@ def generators_for(t: Target) -> tuple[str, ...]:
     )
 
 
-# ---------------------------------------------------------------------------- programs
 
-
-def _background(rng: random.Random, t: Target) -> list[Op]:
-    """Start every responder and sink (a design that asks must be answered from the start)."""
-    ifs = t.interfaces
-    return [
-        *(op("respond", r.name, seed=seed(rng)) for r in ifs.responders),
-        *(op("sink", s.name, seed=seed(rng)) for s in ifs.sinks),
-    ]
-
-
-def _setup_writes(t: Target) -> list[Op]:
-    """Fill every discovered table, then every register (tables first: an enable often comes last)."""
-    ifs = t.interfaces
-    tables = [n for n, wp in ifs.ports if wp.kind == "memory"]
-    registers = [n for n, wp in ifs.ports if wp.kind != "memory"]
-    return [op("fill", n, pattern="ramp") for n in tables + registers]
-
-
-def _period(t: Target) -> int:
-    """The most likely serial bit period (a parameter named like one), else 16."""
-    for s in t.interfaces.serials:
-        if s.periods:
-            return s.periods[0]
-    return 16
-
-
-def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Program]]:
-    """The first programs: one per kind of use the design's interfaces suggest, most general first.
-
-    - `stimulus`: corner values, walking bits, mixed and slow random (any design);
-    - `setup`: tables and registers written through their write ports, then the datapath;
-    - `bus`: every register read, written with mined or small values, read back, then a mix;
-    - `serial`: registers written with the bit period (a divisor takes it, a reset bit clears),
-      frames sent at that period, then the same with the design's own output looped back;
-    - `requester`: memory answered with decodable words, time to run (a CPU executes);
-    - `stream`: packets on every stream with the outputs drained.
-    """
-    ifs = t.interfaces
-    out: list[tuple[str, Program]] = []
-    base = [op("reset"), *_background(rng, t)]
-    stimulus = [*base, *_setup_writes(t)]
-    if not ifs.responders:
-        stimulus += [op("corners"), op("walk")]
-    stimulus += [
-        op("random", 150, seed(rng), pal=40, keep=30),
-        op("random", 40, seed(rng), pal=40, keep=60, maxhold=4),
-        *gen_slow(rng, t, h),
-    ]
-    out.append(("stimulus", Program(tuple(stimulus))))
-    bits = {f.name: 1 for f in t.fields if f.bits == 1 and not f.reset}
-    if bits and not ifs.responders and not ifs.buses:
-        # Every enable high for a long time: counters, clocks and timers reach their wraps.
-        out.append(("long run", Program((*base, assigns("set", bits), op("hold", 100000)))))
-    if ifs.ports:
-        quiet = tuple(sorted({n for _, wp in ifs.ports for n, _ in wp.enable}))
-        others = tuple(f.name for f in t.fields if not f.reset and f.name not in quiet)
-        datapath = (
-            op("random", 250, seed(rng), pal=50, keep=30, only=others)
-            if others
-            else op("random", 250, seed(rng), pal=50, keep=30)
-        )
-        out.append(("setup", Program((*base, *_setup_writes(t), datapath))))
-    for bus in ifs.buses:
-        addrs = bus.addresses[:8]
-        ops = [
-            *base,
-            *(op("bus_read", bus.name, a) for a in addrs),
-            *(
-                op("bus_write", bus.name, a, _bus_data(rng, t, bus, safe=True))
-                for a in addrs
-            ),
-            op("hold", 50),
-            *(op("bus_read", bus.name, a) for a in addrs),
-        ]
-        for _ in range(3):
-            ops += gen_bus(rng, t, h)
-        out.append((f"bus {bus.name}", Program(tuple(ops))))
-        # Every register bit both ways: bursts of full random words, then safe values again.
-        ops = [
-            *base,
-            *(
-                op(
-                    "bus_burst",
-                    bus.name,
-                    a,
-                    8,
-                    seed=seed(rng),
-                    bits=max(1, bus.data_bits),
-                )
-                for a in addrs
-            ),
-        ]
-        ops += [
-            *(
-                op("bus_write", bus.name, a, _bus_data(rng, t, bus, safe=True))
-                for a in addrs
-            ),
-            *(op("bus_read", bus.name, a) for a in addrs),
-        ]
-        out.append((f"bus {bus.name} registers", Program(tuple(ops))))
-    if ifs.serials:
-        period = _period(t)
-        ops = list(base)
-        for bus in ifs.buses:
-            ops += [op("bus_write", bus.name, a, period) for a in bus.addresses[:8]]
-        idle = 20 * period
-        for s in ifs.serials:
-            ops += [
-                op("hold", idle),
-                op("serial", s.name, period, (0x55, 0xA5, 0x00, 0xFF)),
-            ]
-        ops.append(op("hold", 12 * period))
-        for bus in ifs.buses:
-            ops += [
-                op("bus_read", bus.name, a) for a in bus.addresses[:8] for _ in range(2)
-            ]
-        out.append(("serial", Program(tuple(ops))))
-        divisors = divisor_inputs(t)
-        for multiple in DIVISOR_MULTIPLES if divisors else ():
-            # The period set through an input: one program per convention.
-            value = 4
-            ops = [*base, assigns("set", dict.fromkeys(divisors, value))]
-            for s in ifs.serials:
-                ops += [op("hold", 20 * value * multiple)]
-                ops += [
-                    op("serial", s.name, value * multiple, frames, parity=parity, stop=stop)
-                    for frames, parity, stop in (
-                        ((0x55, 0xA5, 0x00, 0xFF), "none", 1),
-                        ((rng.randrange(256),), "none", 0),
-                        ((0x100,), "none", 1),
-                        ((rng.randrange(256), rng.randrange(256)), "none", 1),
-                    )
-                ]
-            ops.append(op("hold", 12 * value * multiple))
-            out.append((f"serial divisor x{multiple}", Program(tuple(ops))))
-        # Frames the receiver must reject: random mode bits (parity on, two stop bits) above the
-        # period, then frames with either parity and missing stop bits.
-        ops = list(base)
-        for bus in ifs.buses:
-            word = structured_word(rng, max(8, bus.data_bits), period)
-            ops += [op("bus_write", bus.name, a, word) for a in bus.addresses[:8]]
-        for s in ifs.serials:
-            ops.append(op("hold", idle))
-            for parity, stop in (("even", 1), ("odd", 1), ("none", 0), ("even", 2)):
-                ops.append(
-                    op(
-                        "serial",
-                        s.name,
-                        period,
-                        (rng.randrange(256), rng.randrange(256)),
-                        parity=parity,
-                        stop=stop,
-                    )
-                )
-        ops.append(op("hold", 12 * period))
-        for bus in ifs.buses:
-            ops += [
-                op("bus_burst", bus.name, a, 4, seed=seed(rng), write=0)
-                for a in bus.addresses[:8]
-            ]
-        out.append(("serial errors", Program(tuple(ops))))
-        looped = [s for s in ifs.serials if s.partner]
-        # The design's own output looped back: configure with the period, let the line idle,
-        # then fill one data register with a burst (which register takes the bytes is not
-        # known: one program per address), wait for the frames and drain every register.
-        for bus in ifs.buses[:1] if looped else ():
-            for target_addr in bus.addresses[:4]:
-                # Loop back first: the configuration writes may already send a byte, and a
-                # receiver synchronises only after the line has idled for many bit times.
-                ops = [*base, *(op("loopback", s.name) for s in looped)]
-                ops += [
-                    *(op("bus_write", bus.name, a, period) for a in bus.addresses[:8]),
-                    op("hold", 2 * idle),
-                ]
-                for _ in range(
-                    2
-                ):  # two passes: every FIFO entry and bit goes both ways
-                    ops += [
-                        op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)),
-                        op("hold", 220 * period),
-                    ]
-                    ops += [
-                        op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0)
-                        for a in bus.addresses[:8]
-                    ]
-                out.append((f"serial loopback @{target_addr:#x}", Program(tuple(ops))))
-            # The same with random mode bits above the period (data bits, parity, stop bits
-            # of a configuration register), one program per address again.
-            for target_addr in bus.addresses[:4]:
-                word = structured_word(rng, max(8, bus.data_bits), period)
-                ops = [*base, *(op("loopback", s.name) for s in looped)]
-                ops += [
-                    *(op("bus_write", bus.name, a, word) for a in bus.addresses[:8]),
-                    op("hold", 2 * idle),
-                ]
-                ops += [
-                    op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)),
-                    op("hold", 260 * period),
-                ]
-                ops += [
-                    op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0)
-                    for a in bus.addresses[:8]
-                ]
-                out.append(
-                    (f"serial loopback modes @{target_addr:#x}", Program(tuple(ops)))
-                )
-    if ifs.responders:
-        out.append(("requester", Program((*base, op("hold", 4000)))))
-    if ifs.streams:
-        ops = list(base)
-        for s in ifs.streams:
-            for lane in range(min(4, max(1, s.lanes))):
-                ops += [
-                    op("send", s.name, n, seed=seed(rng), lane=lane) for n in (1, 4, 8)
-                ]
-        ops += [
-            op("hold", 20),
-            *(op("sink", k.name, ready=50, seed=seed(rng)) for k in ifs.sinks),
-        ]
-        for s in ifs.streams:
-            ops.append(op("send", s.name, 16, seed=seed(rng), gap=30))
-        out.append(("stream", Program(tuple(ops))))
-    return [(name, _trim(t, p)) for name, p in out]
-
-
-def opening(rng: random.Random, t: Target, h: Hints) -> Program:
-    """The first scenario (kept for callers that want one program)."""
-    return scenarios(rng, t, h)[0][1]
-
-
-def _trim(t: Target, p: Program) -> Program:
+def trim(t: Target, p: Program) -> Program:
     """Drop trailing operations until the program fits the caps."""
     ops = list(p.ops)
     while ops and not fits(t, Program(tuple(ops))):
@@ -710,7 +491,7 @@ def extend(
         ops[at:at] = new
     else:
         ops += new
-    return _trim(t, Program(tuple(ops)))
+    return trim(t, Program(tuple(ops)))
 
 
 def mutate(rng: random.Random, t: Target, h: Hints, parent: Program) -> Program:
@@ -724,7 +505,7 @@ def mutate(rng: random.Random, t: Target, h: Hints, parent: Program) -> Program:
         del ops[k]
         return Program(tuple(ops))
     ops[k] = _mutate_op(rng, t, target)
-    return _trim(t, Program(tuple(ops)))
+    return trim(t, Program(tuple(ops)))
 
 
 def _mutate_op(rng: random.Random, t: Target, o: Op) -> Op:
@@ -780,7 +561,7 @@ def splice(rng: random.Random, t: Target, a: Program, b: Program) -> Program:
         return a
     cut_a = rng.randrange(1, len(a.ops))
     cut_b = rng.randrange(1, len(b.ops))
-    return _trim(t, Program(a.ops[:cut_a] + b.ops[cut_b:]))
+    return trim(t, Program(a.ops[:cut_a] + b.ops[cut_b:]))
 
 
 def with_avoid(p: Program, avoid: Sequence[Op]) -> Program:

@@ -193,7 +193,7 @@ def mutation_phase(design: Design, t: Target, program: Program, *, hints: Hints,
     Each candidate (the original plus every live mutant, on one batched build) counts as one
     simulator call.
     """
-    from agent.heuristic.program_search import chapters
+    from agent.heuristic.corpus import chapters
 
     mh = build_mutant_harness(design, t, cap=cap if cap is not None else DEFAULT_CAP, options=options)
     if isinstance(mh, str):

@@ -20,12 +20,21 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
-from agent.heuristic import moves
+from agent.heuristic import moves, scenarios
 from agent.heuristic.blame import Failure, analyse_failure
+from agent.heuristic.corpus import (
+    Entry,
+    ProgramSearchResult,
+    Trial,
+    chain_starts,
+    chained,
+    covered_keys,
+    set_cover,
+)
 from agent.heuristic.stimulus import Hints
-from agent.program.ops import Op, Program, op
+from agent.program.ops import Op, Program, assigns, op
 from agent.program.target import MAX_AVOID, Target
 from agent.program.text import format_program
 from sim.run.coverage import CoveragePoint, CoverageReport, uncovered
@@ -69,93 +78,6 @@ class ProgramSearchConfig:
     resets are drawn like every other input)."""
     max_trials: int | None = None
     """Stop after this many trials (None: until the caller says stop)."""
-
-
-@dataclass(frozen=True)
-class Trial:
-    """What one simulator call did."""
-
-    index: int
-    """0-based trial number."""
-    label: str
-    """The move that made the candidate."""
-    covered: int
-    """Points covered by all kept programs after the trial."""
-    gained: int
-    """New points the candidate added (0 when not kept)."""
-    kept: bool
-    """True when the candidate joined the corpus (or replaced its parent)."""
-    status: str = "ok"
-    """The run's status."""
-
-
-@dataclass(frozen=True)
-class Entry:
-    """A kept program and what it covers on its own."""
-
-    program: Program
-    """The program (starts with a reset)."""
-    covered: frozenset[str]
-    """Keys of the points it covers."""
-    label: str
-    """The move that found it."""
-    trial: int
-    """The trial that found it (final programs run in this order)."""
-
-
-@dataclass(frozen=True)
-class ProgramSearchResult:
-    """The kept programs and how the search got there."""
-
-    entries: tuple[Entry, ...]
-    """The set cover of the corpus, in the order found."""
-    covered: int
-    """Points the entries cover together (the union the search saw)."""
-    total: int
-    """Points of the design (0 when no run gave coverage)."""
-    trials: tuple[Trial, ...] = ()
-    """Every trial, in order."""
-    failures: tuple[Failure, ...] = ()
-    """Runs that failed, with what was in force."""
-    avoid: tuple[Op, ...] = ()
-    """The `avoid` rules learned from failures."""
-    move_gains: dict[str, int] = field(default_factory=dict)
-    """Move -> points it added."""
-    best: SimResult | None = None
-    """The best single run (what plain random keeps; the first kept run otherwise)."""
-
-    @property
-    def program(self) -> Program:
-        """The final program: the kept programs one after another, the learned rules once."""
-        return _chained(self.entries)
-
-    @property
-    def sim_calls(self) -> int:
-        """Simulator calls made."""
-        return len(self.trials)
-
-
-def covered_keys(result: SimResult) -> frozenset[str]:
-    """Keys of the DUT points a run covered."""
-    if result.report is None:
-        return frozenset()
-    return frozenset(p.key for p in result.report.points if p.count > 0)
-
-
-def set_cover(entries: Sequence[Entry]) -> tuple[Entry, ...]:
-    """The fewest entries (greedy) that cover every point any entry covers, in the order found."""
-    wanted = (
-        frozenset().union(*(e.covered for e in entries)) if entries else frozenset()
-    )
-    chosen: list[Entry] = []
-    got: set[str] = set()
-    while got < wanted:
-        best = max(entries, key=lambda e: (len(e.covered - got), -e.trial))
-        if not best.covered - got:
-            break
-        chosen.append(best)
-        got |= best.covered
-    return tuple(sorted(chosen, key=lambda e: e.trial))
 
 
 class _Bandit:
@@ -311,20 +233,20 @@ class ProgramSearch:
     def _fresh(self) -> Program:
         if self.rng.random() < 0.4:
             # A scenario again, with new seeds and values.
-            return self.rng.choice(moves.scenarios(self.rng, self.t, self.hints))[1]
+            return self.rng.choice(scenarios.scenarios(self.rng, self.t, self.hints))[1]
         gens = moves.generators_for(self.t)
         ops: list[Op] = [op("reset")]
         for _ in range(self.rng.randint(1, 3)):
             gen = self.rng.choice(gens)
             ops += moves.GENERATORS[gen][0](self.rng, self.t, self.hints)
-        return moves._trim(self.t, Program(tuple(ops)))
+        return moves.trim(self.t, Program(tuple(ops)))
 
     def _candidate(self) -> tuple[str, Program, Entry | None]:
         cfg = self.config
         if cfg.strategy == "random":
             return self._random_candidate()
         if self.openings is None:
-            self.openings = moves.scenarios(self.rng, self.t, self.hints)
+            self.openings = scenarios.scenarios(self.rng, self.t, self.hints)
         if self.openings:
             name, program = self.openings.pop(0)
             return f"scenario {name}", program, None
@@ -377,7 +299,7 @@ class ProgramSearch:
         )
         return (
             "uniform random",
-            moves._trim(self.t, Program((*parent.program.ops, burst))),
+            moves.trim(self.t, Program((*parent.program.ops, burst))),
             None,
         )
 
@@ -440,10 +362,27 @@ class ProgramSearch:
         """
         blamed, stateless = self.blame(result) if self.blame is not None else ((), True)
         blamed = tuple(blamed)
+        newly_quiet = [n for n in blamed if n not in self.hints.quiet]
         if blamed:
             self.hints = replace(
                 self.hints, quiet=tuple(dict.fromkeys([*self.hints.quiet, *blamed]))
             )
+        if (
+            newly_quiet
+            and not stateless
+            and label.startswith("scenario ")
+            and self.openings is not None
+        ):
+            # One check on the design's state (pop on an empty FIFO) must not end every
+            # opening at its first steps: the failed scenario and those still to play are
+            # drawn again with the inputs it names held low.
+            name = label.removeprefix("scenario ").removesuffix(" (quiet)")
+            pending = {n for n, _ in self.openings} | {name}
+            self.openings = [
+                (f"{n} (quiet)" if n == name else n, p)
+                for n, p in scenarios.scenarios(self.rng, self.t, self.hints)
+                if n in pending
+            ]
         failure = analyse_failure(self.t, program, result, blamed)
         self.failures.append(failure)
         if self.config.strategy == "random":
@@ -459,6 +398,10 @@ class ProgramSearch:
                 ops.append(
                     failing.with_arg("cycles", failure.step)
                 )  # the steps before the failing one
+            if blamed and not stateless:
+                # The prefix ends quiet: kept as a parent, it must not hand its children the
+                # very inputs (pop=1 on an empty FIFO) that failed it at their first step.
+                ops.append(assigns("set", dict.fromkeys(blamed, 0)))
             prefix = moves.with_avoid(Program(tuple(ops)), self.avoid)
             text = format_program(prefix)
             if text not in self.tried:
@@ -556,7 +499,7 @@ class ProgramSearch:
                     )
                 ):
                     break  # the second order only when the budget allows and it may help
-                res = self.runner(_chained(order))
+                res = self.runner(chained(order))
                 got = covered_keys(res) if res.status == Status.OK else frozenset()
                 better = (
                     res.status == Status.OK
@@ -585,7 +528,7 @@ class ProgramSearch:
             if best is not None:
                 chain, keys, last = best
         return (
-            _chained(chain),
+            chained(chain),
             tuple(zip(chain_starts(chain), chain, strict=True)),
             last,
         )
@@ -638,43 +581,3 @@ def search_programs(
         s.continue_from(initial)
     s.run()
     return s.result()
-
-
-def chain_starts(entries: Sequence[Entry]) -> list[int]:
-    """Index of each program's first operation in `_chained(entries)`."""
-    rules = len(
-        dict.fromkeys(o for e in entries for o in e.program.ops if o.name == "avoid")
-    )
-    out, at = [], 0
-    for k, entry in enumerate(entries):
-        out.append(at)
-        at += sum(1 for o in entry.program.ops if o.name != "avoid") + (
-            rules if k == 0 else 0
-        )
-    return out
-
-
-def _chained(entries: Sequence[Entry]) -> Program:
-    """Programs one after another, every learned rule once, right after the first reset."""
-    rules = list(
-        dict.fromkeys(o for e in entries for o in e.program.ops if o.name == "avoid")
-    )
-    ops: list[Op] = []
-    for k, entry in enumerate(entries):
-        body = [o for o in entry.program.ops if o.name != "avoid"]
-        if k == 0 and body:
-            body = [body[0], *rules, *body[1:]]
-        ops += body
-    return Program(tuple(ops))
-
-
-def chapters(program: Program) -> tuple[Program, ...]:
-    """A final program split back into the programs it was made of (each begins at a reset)."""
-    out: list[list[Op]] = []
-    avoid = [o for o in program.ops if o.name == "avoid"]
-    for o in program.ops:
-        if o.name == "reset" or not out:
-            out.append([o, *avoid] if o.name == "reset" else [op("reset"), *avoid, o])
-        elif o.name != "avoid":
-            out[-1].append(o)
-    return tuple(Program(tuple(ops)) for ops in out)

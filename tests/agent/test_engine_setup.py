@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent.heuristic import moves
+from agent.heuristic import scenarios as sc
 from agent.heuristic import steer as sr
 from agent.heuristic.spec_hints import literals, mine_spec
 from agent.heuristic.stimulus import Clock, Field, Hints, Layout, Signal
@@ -42,7 +43,7 @@ def _target() -> Target:
 def test_setup_scenario_writes_tables_then_registers_then_streams_with_writes_idle() -> None:
     t = _target()
     assert [n for n, _ in t.interfaces.ports] == ["enable", "table"]
-    scenarios = dict(moves.scenarios(random.Random(1), t, Hints(palettes=t.palettes)))
+    scenarios = dict(sc.scenarios(random.Random(1), t, Hints(palettes=t.palettes)))
     setup = scenarios["setup"]
     check(setup, t.scope)
     fills = [o.word("port") for o in setup.ops if o.name == "fill"]

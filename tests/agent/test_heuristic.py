@@ -6,17 +6,15 @@ import random
 from pathlib import Path
 
 from agent.heuristic import moves
+from agent.heuristic import scenarios as sc
 from agent.heuristic import steer as sr
 from agent.heuristic import stimulus as st
 from agent.heuristic.blame import analyse_failure, summarize_failures
+from agent.heuristic.corpus import Entry, chapters, covered_keys, set_cover
 from agent.heuristic.program_search import (
-    Entry,
     ProgramSearch,
     ProgramSearchConfig,
-    chapters,
-    covered_keys,
     search_programs,
-    set_cover,
 )
 from agent.heuristic.stimulus import Clock, Field, Hints, Layout, Signal
 from agent.program.encode import only_mask
@@ -202,7 +200,7 @@ def test_moves_are_seeded_and_fit_the_caps() -> None:
         b = moves.GENERATORS[gen][0](random.Random(5), TARGET, hints)
         assert a == b, gen
         check(Program((*parse_program("reset\n").ops, *a)), TARGET.scope)
-    for name, program in moves.scenarios(random.Random(2), TARGET, hints):
+    for name, program in sc.scenarios(random.Random(2), TARGET, hints):
         assert moves.fits(TARGET, program), name
         check(program, TARGET.scope)
     big = Program(tuple(parse_program("hold 100000\n").ops * 3))
@@ -229,6 +227,16 @@ def test_a_failure_names_the_values_in_force_and_learns_a_rule() -> None:
     assert all(first[k] == now[("rst", "v", "w").index(k)] for k in first)
     assert summarize_failures([failure, failure]) == [f"2 trials failed: {failure.describe()}"]
     assert failure.describe().startswith("DIDNOTCONVERGE when ")
+
+
+def test_a_failure_while_holding_blames_what_the_last_set_put_in_force() -> None:
+    program = parse_program("reset\nset v=3\nhold 50\n")
+    log = "bw_op 0 0\nbw_op 1 40000\nbw_op 2 40000\n%Error-DIDNOTCONVERGE: Active region did not converge\n"
+    failure = analyse_failure(TARGET, program, SimResult(Status.RUNTIME_ERROR, log_tail=log))
+    assert failure.op_index == 2
+    assert failure.avoid, failure
+    assert dict(failure.avoid[0].args)["v"] == 3
+    assert failure.describe().startswith("DIDNOTCONVERGE when v=3")
 
 
 def test_a_check_on_inputs_is_stateless_one_on_state_is_not() -> None:

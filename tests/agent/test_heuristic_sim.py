@@ -7,12 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.heuristic.engine import (
-    MAX_TB_LINES,
-    HeuristicPolicy,
-    RandomPolicy,
-    run_engine,
-)
+from agent.heuristic.engine import MAX_TB_LINES, run_engine
+from agent.heuristic.policies import HeuristicPolicy, RandomPolicy
 from agent.policy import Budget, State, get_policy
 from sim.suite import load_design
 from sim.types import Status

@@ -1,0 +1,140 @@
+"""What the program search keeps: trials, kept programs, the set cover, and the chained program.
+
+Pure data and functions; `program_search` fills them, `engine` renders and reruns them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from agent.heuristic.blame import Failure
+from agent.program.ops import Op, Program, op
+from sim.types import SimResult
+
+
+@dataclass(frozen=True)
+class Trial:
+    """What one simulator call did."""
+
+    index: int
+    """0-based trial number."""
+    label: str
+    """The move that made the candidate."""
+    covered: int
+    """Points covered by all kept programs after the trial."""
+    gained: int
+    """New points the candidate added (0 when not kept)."""
+    kept: bool
+    """True when the candidate joined the corpus (or replaced its parent)."""
+    status: str = "ok"
+    """The run's status."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A kept program and what it covers on its own."""
+
+    program: Program
+    """The program (starts with a reset)."""
+    covered: frozenset[str]
+    """Keys of the points it covers."""
+    label: str
+    """The move that found it."""
+    trial: int
+    """The trial that found it (final programs run in this order)."""
+
+
+@dataclass(frozen=True)
+class ProgramSearchResult:
+    """The kept programs and how the search got there."""
+
+    entries: tuple[Entry, ...]
+    """The set cover of the corpus, in the order found."""
+    covered: int
+    """Points the entries cover together (the union the search saw)."""
+    total: int
+    """Points of the design (0 when no run gave coverage)."""
+    trials: tuple[Trial, ...] = ()
+    """Every trial, in order."""
+    failures: tuple[Failure, ...] = ()
+    """Runs that failed, with what was in force."""
+    avoid: tuple[Op, ...] = ()
+    """The `avoid` rules learned from failures."""
+    move_gains: dict[str, int] = field(default_factory=dict)
+    """Move -> points it added."""
+    best: SimResult | None = None
+    """The best single run (what plain random keeps; the first kept run otherwise)."""
+
+    @property
+    def program(self) -> Program:
+        """The final program: the kept programs one after another, the learned rules once."""
+        return chained(self.entries)
+
+    @property
+    def sim_calls(self) -> int:
+        """Simulator calls made."""
+        return len(self.trials)
+
+
+def covered_keys(result: SimResult) -> frozenset[str]:
+    """Keys of the DUT points a run covered."""
+    if result.report is None:
+        return frozenset()
+    return frozenset(p.key for p in result.report.points if p.count > 0)
+
+
+def set_cover(entries: Sequence[Entry]) -> tuple[Entry, ...]:
+    """The fewest entries (greedy) that cover every point any entry covers, in the order found."""
+    wanted = (
+        frozenset().union(*(e.covered for e in entries)) if entries else frozenset()
+    )
+    chosen: list[Entry] = []
+    got: set[str] = set()
+    while got < wanted:
+        best = max(entries, key=lambda e: (len(e.covered - got), -e.trial))
+        if not best.covered - got:
+            break
+        chosen.append(best)
+        got |= best.covered
+    return tuple(sorted(chosen, key=lambda e: e.trial))
+
+
+def chain_starts(entries: Sequence[Entry]) -> list[int]:
+    """Index of each program's first operation in `chained(entries)`."""
+    rules = len(
+        dict.fromkeys(o for e in entries for o in e.program.ops if o.name == "avoid")
+    )
+    out, at = [], 0
+    for k, entry in enumerate(entries):
+        out.append(at)
+        at += sum(1 for o in entry.program.ops if o.name != "avoid") + (
+            rules if k == 0 else 0
+        )
+    return out
+
+
+def chained(entries: Sequence[Entry]) -> Program:
+    """Programs one after another, every learned rule once, right after the first reset."""
+    rules = list(
+        dict.fromkeys(o for e in entries for o in e.program.ops if o.name == "avoid")
+    )
+    ops: list[Op] = []
+    for k, entry in enumerate(entries):
+        body = [o for o in entry.program.ops if o.name != "avoid"]
+        if k == 0 and body:
+            body = [body[0], *rules, *body[1:]]
+        ops += body
+    return Program(tuple(ops))
+
+
+def chapters(program: Program) -> tuple[Program, ...]:
+    """A final program split back into the programs it was made of (each begins at a reset)."""
+    out: list[list[Op]] = []
+    avoid = [o for o in program.ops if o.name == "avoid"]
+    for o in program.ops:
+        if o.name == "reset" or not out:
+            out.append([o, *avoid] if o.name == "reset" else [op("reset"), *avoid, o])
+        elif o.name != "avoid":
+            out[-1].append(o)
+    return tuple(Program(tuple(ops)) for ops in out)

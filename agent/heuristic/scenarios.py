@@ -1,0 +1,251 @@
+"""The opening scenarios: one program per kind of use the design's interfaces suggest.
+
+Pure like `moves` (a seeded `random.Random` in, programs out); the search plays them first,
+then grows and splices what they keep with the generators in `moves`.
+"""
+
+from __future__ import annotations
+
+import random
+
+from agent.heuristic.moves import (
+    DIVISOR_MULTIPLES,
+    bus_data,
+    divisor_inputs,
+    gen_bus,
+    gen_slow,
+    seed,
+    serial_period,
+    structured_word,
+    trim,
+)
+from agent.heuristic.stimulus import Hints
+from agent.program.ops import Op, Program, assigns, op
+from agent.program.target import Target
+
+
+def _background(rng: random.Random, t: Target) -> list[Op]:
+    """Start every responder and sink (a design that asks must be answered from the start)."""
+    ifs = t.interfaces
+    return [
+        *(op("respond", r.name, seed=seed(rng)) for r in ifs.responders),
+        # throttled: the design must also hold its output while nobody takes it
+        *(op("sink", s.name, ready=80, seed=seed(rng)) for s in ifs.sinks),
+    ]
+
+
+def _setup_writes(t: Target) -> list[Op]:
+    """Fill every discovered table, then every register (tables first: an enable often comes last)."""
+    ifs = t.interfaces
+    tables = [n for n, wp in ifs.ports if wp.kind == "memory"]
+    registers = [n for n, wp in ifs.ports if wp.kind != "memory"]
+    return [op("fill", n, pattern="ramp") for n in tables + registers]
+
+
+def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Program]]:
+    """The first programs: one per kind of use the design's interfaces suggest, most general first.
+
+    - `stimulus`: corner values, walking bits, mixed and slow random (any design);
+    - `setup`: tables and registers written through their write ports, then the datapath;
+    - `bus`: every register read, written with mined or small values, read back, then a mix;
+    - `serial`: registers written with the bit period (a divisor takes it, a reset bit clears),
+      frames sent at that period, then the same with the design's own output looped back;
+    - `requester`: memory answered with decodable words, time to run (a CPU executes);
+    - `stream`: packets on every stream with the outputs drained.
+    """
+    ifs = t.interfaces
+    out: list[tuple[str, Program]] = []
+    base = [op("reset"), *_background(rng, t)]
+    stimulus = [*base, *_setup_writes(t)]
+    # Inputs a failed check named (pop on an empty FIFO) stay low in a scenario drawn again:
+    # corners and walks would drive them, random values leave them out.
+    held_low = set(h.quiet)
+    loud = tuple(f.name for f in t.fields if not f.reset and f.name not in held_low)
+    only: dict[str, tuple[str, ...]] = {"only": loud} if held_low and loud else {}
+    if not ifs.responders and not held_low:
+        stimulus += [op("corners"), op("walk")]
+    stimulus += [
+        op("random", 150, seed(rng), pal=40, keep=30, **only),
+        op("random", 40, seed(rng), pal=40, keep=60, maxhold=4, **only),
+        *gen_slow(rng, t, h),
+    ]
+    out.append(("stimulus", Program(tuple(stimulus))))
+    bits = {f.name: int(f.name not in held_low) for f in t.fields if f.bits == 1 and not f.reset}
+    if bits and not ifs.responders and not ifs.buses:
+        # Every enable high for a long time: counters, clocks and timers reach their wraps.
+        out.append(("long run", Program((*base, assigns("set", bits), op("hold", 100000)))))
+    if ifs.ports:
+        quiet = tuple(sorted({n for _, wp in ifs.ports for n, _ in wp.enable}))
+        others = tuple(f.name for f in t.fields if not f.reset and f.name not in quiet)
+        datapath = (
+            op("random", 250, seed(rng), pal=50, keep=30, only=others)
+            if others
+            else op("random", 250, seed(rng), pal=50, keep=30)
+        )
+        out.append(("setup", Program((*base, *_setup_writes(t), datapath))))
+    for bus in ifs.buses:
+        addrs = bus.addresses[:8]
+        ops = [
+            *base,
+            *(op("bus_read", bus.name, a) for a in addrs),
+            *(
+                op("bus_write", bus.name, a, bus_data(rng, t, bus, safe=True))
+                for a in addrs
+            ),
+            op("hold", 50),
+            *(op("bus_read", bus.name, a) for a in addrs),
+        ]
+        for _ in range(3):
+            ops += gen_bus(rng, t, h)
+        out.append((f"bus {bus.name}", Program(tuple(ops))))
+        # Every register bit both ways: bursts of full random words, then safe values again.
+        ops = [
+            *base,
+            *(
+                op(
+                    "bus_burst",
+                    bus.name,
+                    a,
+                    8,
+                    seed=seed(rng),
+                    bits=max(1, bus.data_bits),
+                )
+                for a in addrs
+            ),
+        ]
+        ops += [
+            *(
+                op("bus_write", bus.name, a, bus_data(rng, t, bus, safe=True))
+                for a in addrs
+            ),
+            *(op("bus_read", bus.name, a) for a in addrs),
+        ]
+        out.append((f"bus {bus.name} registers", Program(tuple(ops))))
+    if ifs.serials:
+        period = serial_period(t)
+        ops = list(base)
+        for bus in ifs.buses:
+            ops += [op("bus_write", bus.name, a, period) for a in bus.addresses[:8]]
+        idle = 20 * period
+        for s in ifs.serials:
+            ops += [
+                op("hold", idle),
+                op("serial", s.name, period, (0x55, 0xA5, 0x00, 0xFF)),
+            ]
+        ops.append(op("hold", 12 * period))
+        for bus in ifs.buses:
+            ops += [
+                op("bus_read", bus.name, a) for a in bus.addresses[:8] for _ in range(2)
+            ]
+        out.append(("serial", Program(tuple(ops))))
+        divisors = divisor_inputs(t)
+        for multiple in DIVISOR_MULTIPLES if divisors else ():
+            # The period set through an input: one program per convention.
+            value = 4
+            ops = [*base, assigns("set", dict.fromkeys(divisors, value))]
+            for s in ifs.serials:
+                ops += [op("hold", 20 * value * multiple)]
+                ops += [
+                    op("serial", s.name, value * multiple, frames, parity=parity, stop=stop)
+                    for frames, parity, stop in (
+                        ((0x55, 0xA5, 0x00, 0xFF), "none", 1),
+                        ((rng.randrange(256),), "none", 0),
+                        ((0x100,), "none", 1),
+                        ((rng.randrange(256), rng.randrange(256)), "none", 1),
+                    )
+                ]
+            ops.append(op("hold", 12 * value * multiple))
+            out.append((f"serial divisor x{multiple}", Program(tuple(ops))))
+        # Frames the receiver must reject: random mode bits (parity on, two stop bits) above the
+        # period, then frames with either parity and missing stop bits.
+        ops = list(base)
+        for bus in ifs.buses:
+            word = structured_word(rng, max(8, bus.data_bits), period)
+            ops += [op("bus_write", bus.name, a, word) for a in bus.addresses[:8]]
+        for s in ifs.serials:
+            ops.append(op("hold", idle))
+            for parity, stop in (("even", 1), ("odd", 1), ("none", 0), ("even", 2)):
+                ops.append(
+                    op(
+                        "serial",
+                        s.name,
+                        period,
+                        (rng.randrange(256), rng.randrange(256)),
+                        parity=parity,
+                        stop=stop,
+                    )
+                )
+        ops.append(op("hold", 12 * period))
+        for bus in ifs.buses:
+            ops += [
+                op("bus_burst", bus.name, a, 4, seed=seed(rng), write=0)
+                for a in bus.addresses[:8]
+            ]
+        out.append(("serial errors", Program(tuple(ops))))
+        looped = [s for s in ifs.serials if s.partner]
+        # The design's own output looped back: configure with the period, let the line idle,
+        # then fill one data register with a burst (which register takes the bytes is not
+        # known: one program per address), wait for the frames and drain every register.
+        for bus in ifs.buses[:1] if looped else ():
+            for target_addr in bus.addresses[:4]:
+                # Loop back first: the configuration writes may already send a byte, and a
+                # receiver synchronises only after the line has idled for many bit times.
+                ops = [*base, *(op("loopback", s.name) for s in looped)]
+                ops += [
+                    *(op("bus_write", bus.name, a, period) for a in bus.addresses[:8]),
+                    op("hold", 2 * idle),
+                ]
+                for _ in range(
+                    2
+                ):  # two passes: every FIFO entry and bit goes both ways
+                    ops += [
+                        op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)),
+                        op("hold", 220 * period),
+                    ]
+                    ops += [
+                        op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0)
+                        for a in bus.addresses[:8]
+                    ]
+                out.append((f"serial loopback @{target_addr:#x}", Program(tuple(ops))))
+            # The same with random mode bits above the period (data bits, parity, stop bits
+            # of a configuration register), one program per address again.
+            for target_addr in bus.addresses[:4]:
+                word = structured_word(rng, max(8, bus.data_bits), period)
+                ops = [*base, *(op("loopback", s.name) for s in looped)]
+                ops += [
+                    *(op("bus_write", bus.name, a, word) for a in bus.addresses[:8]),
+                    op("hold", 2 * idle),
+                ]
+                ops += [
+                    op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)),
+                    op("hold", 260 * period),
+                ]
+                ops += [
+                    op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0)
+                    for a in bus.addresses[:8]
+                ]
+                out.append(
+                    (f"serial loopback modes @{target_addr:#x}", Program(tuple(ops)))
+                )
+    if ifs.responders:
+        out.append(("requester", Program((*base, op("hold", 4000)))))
+    if ifs.streams:
+        ops = list(base)
+        for s in ifs.streams:
+            for lane in range(min(4, max(1, s.lanes))):
+                ops += [
+                    op("send", s.name, n, seed=seed(rng), lane=lane) for n in (1, 4, 8)
+                ]
+        ops += [
+            op("hold", 20),
+            *(op("sink", k.name, ready=50, seed=seed(rng)) for k in ifs.sinks),
+        ]
+        for s in ifs.streams:
+            ops.append(op("send", s.name, 16, seed=seed(rng), gap=30))
+        out.append(("stream", Program(tuple(ops))))
+    return [(name, trim(t, p)) for name, p in out]
+
+
+def opening(rng: random.Random, t: Target, h: Hints) -> Program:
+    """The first scenario (kept for callers that want one program)."""
+    return scenarios(rng, t, h)[0][1]
