@@ -159,23 +159,24 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
         # Frames the receiver must reject: random mode bits (parity on, two stop bits) above the
         # period, then frames with either parity and missing stop bits.
         ops = list(base)
-        for bus in ifs.buses:
-            word = structured_word(rng, max(8, bus.data_bits), period)
-            ops += [op("bus_write", bus.name, a, word) for a in bus.addresses[:8]]
-        for s in ifs.serials:
-            ops.append(op("hold", idle))
-            for parity, stop in (("even", 1), ("odd", 1), ("none", 0), ("even", 2)):
-                ops.append(
-                    op(
-                        "serial",
-                        s.name,
-                        period,
-                        (rng.randrange(256), rng.randrange(256)),
-                        parity=parity,
-                        stop=stop,
+        for _ in range(3 if ifs.buses else 1):  # three mode words: parity on in one, off in another
+            for bus in ifs.buses:
+                word = structured_word(rng, max(8, bus.data_bits), period)
+                ops += [op("bus_write", bus.name, a, word) for a in bus.addresses[:8]]
+            for s in ifs.serials:
+                ops.append(op("hold", idle))
+                for parity, stop in (("even", 1), ("odd", 1), ("none", 0), ("even", 2)):
+                    ops.append(
+                        op(
+                            "serial",
+                            s.name,
+                            period,
+                            (rng.randrange(256), rng.randrange(256)),
+                            parity=parity,
+                            stop=stop,
+                        )
                     )
-                )
-        ops.append(op("hold", 12 * period))
+            ops.append(op("hold", 12 * period))
         for bus in ifs.buses:
             ops += [
                 op("bus_burst", bus.name, a, 4, seed=seed(rng), write=0)
@@ -195,9 +196,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                     *(op("bus_write", bus.name, a, period) for a in bus.addresses[:8]),
                     op("hold", 2 * idle),
                 ]
-                for _ in range(
-                    2
-                ):  # two passes: every FIFO entry and bit goes both ways
+                for _ in range(3):  # passes: every FIFO entry and bit goes both ways
                     ops += [
                         op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)),
                         op("hold", 220 * period),
@@ -210,20 +209,19 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
             # The same with random mode bits above the period (data bits, parity, stop bits
             # of a configuration register), one program per address again.
             for target_addr in bus.addresses[:4]:
-                word = structured_word(rng, max(8, bus.data_bits), period)
                 ops = [*base, *(op("loopback", s.name) for s in looped)]
-                ops += [
-                    *(op("bus_write", bus.name, a, word) for a in bus.addresses[:8]),
-                    op("hold", 2 * idle),
-                ]
-                ops += [
-                    op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)),
-                    op("hold", 260 * period),
-                ]
-                ops += [
-                    op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0)
-                    for a in bus.addresses[:8]
-                ]
+                for _ in range(3):  # three modes: each mode bit set in one, clear in another
+                    word = structured_word(rng, max(8, bus.data_bits), period)
+                    ops += [
+                        *(op("bus_write", bus.name, a, word) for a in bus.addresses[:8]),
+                        op("hold", 2 * idle),
+                        op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)),
+                        op("hold", 260 * period),
+                    ]
+                    ops += [
+                        op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0)
+                        for a in bus.addresses[:8]
+                    ]
                 out.append(
                     (f"serial loopback modes @{target_addr:#x}", Program(tuple(ops)))
                 )
