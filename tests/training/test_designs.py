@@ -9,7 +9,6 @@ from sim.suite import load_design
 from training.config import DataConfig
 from training.data.designs import (
     RepoRecord,
-    find_tops,
     length_reason,
     parse_repo_line,
     prepare,
@@ -17,6 +16,7 @@ from training.data.designs import (
     top_reason,
     write_design,
 )
+from training.data.hdl_text import find_tops
 
 LEAF = "module leaf(input a, output y); assign y = ~a; endmodule\n"
 TOP = "// module fake;\nmodule top(input a, output y);\n  leaf u0 (.a(a), .y(y));\nendmodule\n"

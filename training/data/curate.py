@@ -16,14 +16,19 @@ A candidate transition s_t -> x_{t+1} is kept only if every rule passes, checked
    states) the best `per_design` survivors are kept, taken in turn from the first
    generations (from s_0) and the refinements (from a state) so both kinds are taught,
    exact duplicates (same prompt and answer) counted once.
+
+`write_curated` is the thin I/O shell: it applies the rules and writes data.jsonl,
+candidates.jsonl and report.json.
 """
 
 from __future__ import annotations
 
 import enum
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sim.types import SimResult
@@ -182,3 +187,52 @@ def reason_counts(reasons: Mapping[str, Reason]) -> dict[str, int]:
     """Reason -> count, every reason listed (zeros included) in rule order."""
     counts = Counter(reasons.values())
     return {r.value: counts.get(r, 0) for r in Reason}
+
+
+def _to_candidate(d: dict[str, Any]) -> Candidate:
+    return Candidate(design=d["design"], key=d["key"], prev=Obs.from_json(d["prev"]), new=Obs.from_json(d["new"]),
+                     messages=tuple(d["messages"]), assistant=d["assistant"], testbench=d["testbench"])
+
+
+def write_curated(raw: list[dict[str, Any]], out_dir: Path, stage: str, min_gain: float,
+                  floor: float | None, per_design: int = 1) -> dict[str, Any]:
+    """Curate candidates; write data.jsonl, candidates.jsonl and report.json; return the report."""
+    from training.data.chat import make_record
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    errors = [d for d in raw if "error" in d]
+    raw = [d for d in raw if "error" not in d]
+    cands = [_to_candidate(d) for d in raw]
+    kept, reasons = curate(cands, min_gain=min_gain, floor=floor, per_design=per_design)
+    with (out_dir / "data.jsonl").open("w", encoding="utf-8") as fh:
+        for c in kept:
+            rec = make_record(c.messages, c.assistant, design=c.design, key=c.key, stage=stage,
+                              overall=round(c.new.overall, 3) if c.new else 0.0, gain=round(c.gain, 3))
+            fh.write(json.dumps(rec) + "\n")
+    with (out_dir / "candidates.jsonl").open("w", encoding="utf-8") as fh:
+        for d in raw:
+            fh.write(json.dumps({"design": d["design"], "key": d["key"], "prev": d["prev"], "new": d["new"],
+                                 "reason": reasons[d["key"]].value}) + "\n")
+    designs = sorted({c.design for c in cands})
+    report = {
+        "stage": stage, "candidates": len(cands), "designs": len(designs), "kept": len(kept),
+        "episodes_failed": len(errors), "errors": [e["error"] for e in errors][:20],
+        "reasons": reason_counts(reasons),
+        # Counts after each rule, in rule order (what the closing note reports).
+        "after_each_rule": _after_each(reasons, len(cands)),
+        "designs_with_data": sorted({c.design for c in kept}),
+        "mean_overall_kept": round(sum(c.new.overall for c in kept if c.new) / len(kept), 2) if kept else 0.0,
+    }
+    (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return report
+
+
+def _after_each(reasons: dict[str, Reason], total: int) -> dict[str, int]:
+    left, out = total, {}
+    counts = Counter(reasons.values())
+    for r in Reason:
+        if r is Reason.KEPT:
+            continue
+        left -= counts.get(r, 0)
+        out[f"after_{r.value}"] = left
+    return out

@@ -164,14 +164,16 @@ def select_refine(raw: list[dict[str, Any]], seed: int, margin: float) -> tuple[
 
 def run_program_stage0(cfg: Any, run_dir: Path, *, workers: int, ray: str = "") -> dict[str, Any]:
     """Stage 0 in program format: engine runs on every training design and seed, curated."""
-    from training.data.synth import _cfg, _designs, write_curated
+    from sim.suite import load_suite
+    from training.config import to_dict
+    from training.data.curate import write_curated
     from training.meta import write_dir_meta
 
     t0 = time.monotonic()
     st = cfg.stage0
     jobs = [ProgramJob(str(d.root), cfg.teacher.seed + 1000 * k + 1, f"s{k}", st.max_sim_calls, st.wall_time_s,
                        cfg.prompt.limits())
-            for d in _designs(run_dir / "data") for k in range(st.samples)]
+            for d in load_suite(run_dir / "data" / "train") for k in range(st.samples)]
     raw = [c for part in fan_out(teacher_programs, jobs, workers=workers, ray_address=ray) for c in part]
     ok = [d for d in raw if "error" not in d]
     selected, offered = select_refine(ok, seed=st.seed, margin=st.median_margin)
@@ -187,7 +189,7 @@ def run_program_stage0(cfg: Any, run_dir: Path, *, workers: int, ray: str = "") 
         "error_kinds": _error_kinds(errors),
     })
     (out / "report.json").write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
-    write_dir_meta(out, "stage0", config=_cfg(cfg), inputs=[run_dir / "data" / "designs.json"], report=report)
+    write_dir_meta(out, "stage0", config=to_dict(cfg), inputs=[run_dir / "data" / "designs.json"], report=report)
     return report
 
 

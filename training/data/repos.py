@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from training.data.designs import find_tops
+from training.data.hdl_text import find_tops
 
 logger = logging.getLogger(__name__)
 
