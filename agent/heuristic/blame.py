@@ -48,9 +48,18 @@ class Failure:
         """`DIDNOTCONVERGE when start=1 and divisor=0`."""
         if not self.avoid:
             return self.reason
+
+        def show(k: str, v: object) -> str:
+            return f"{k}={v:#x}" if isinstance(v, int) and v > 9 else f"{k}={v}"
+
         rule = self.avoid[0]
-        return f"{self.reason} when " + " and ".join(f"{k}={v:#x}" if isinstance(v, int) and v > 9 else f"{k}={v}"
-                                                      for k, v in rule.args)
+        same_lead = [r for r in self.avoid if len(r.args) == 2 and r.args[0] == rule.args[0]]
+        if len(rule.args) == 2 and len(same_lead) > 1:
+            # Several inputs were at a corner with the one that changed: name them all, since
+            # the run cannot tell which (start=1 with dividend=0 and divisor=0 both in force).
+            return (f"{self.reason} when {show(*rule.args[0])} and "
+                    f"({' or '.join(show(*r.args[1]) for r in same_lead)})")
+        return f"{self.reason} when " + " and ".join(show(k, v) for k, v in rule.args)
 
 
 def failure_reason(log: str) -> str:

@@ -9,7 +9,7 @@ from agent.heuristic import moves
 from agent.heuristic import scenarios as sc
 from agent.heuristic import steer as sr
 from agent.heuristic import stimulus as st
-from agent.heuristic.blame import analyse_failure, summarize_failures
+from agent.heuristic.blame import Failure, analyse_failure, summarize_failures
 from agent.heuristic.corpus import Entry, chapters, covered_keys, set_cover
 from agent.heuristic.program_search import (
     ProgramSearch,
@@ -19,7 +19,7 @@ from agent.heuristic.program_search import (
 from agent.heuristic.stimulus import Clock, Field, Hints, Layout, Signal
 from agent.program.encode import only_mask
 from agent.program.interfaces import recognise
-from agent.program.ops import Program, check
+from agent.program.ops import Program, assigns, check
 from agent.program.rng import random_steps
 from agent.program.target import Target
 from agent.program.text import format_program, parse_program
@@ -237,6 +237,13 @@ def test_a_failure_while_holding_blames_what_the_last_set_put_in_force() -> None
     assert failure.avoid, failure
     assert dict(failure.avoid[0].args)["v"] == 3
     assert failure.describe().startswith("DIDNOTCONVERGE when v=3")
+
+
+def test_a_failure_with_several_inputs_at_a_corner_names_them_all() -> None:
+    rules = (assigns("avoid", {"start": 1, "dividend": 0}), assigns("avoid", {"start": 1, "divisor": 0}))
+    failure = Failure("DIDNOTCONVERGE", 2, avoid=rules)
+    assert failure.describe() == "DIDNOTCONVERGE when start=1 and (dividend=0 or divisor=0)"
+    assert Failure("DIDNOTCONVERGE", 2, avoid=rules[1:]).describe() == "DIDNOTCONVERGE when start=1 and divisor=0"
 
 
 def test_a_check_on_inputs_is_stateless_one_on_state_is_not() -> None:
