@@ -59,12 +59,12 @@ class ScriptedBackend:
         self.replies = replies
         self.calls = 0
 
-    def complete(self, messages, *, max_tokens, temperature, seed, top) -> Completion:
+    def complete(self, messages, *, max_tokens, temperature, seed, top, grammar=None) -> Completion:
         reply = self.replies[self.calls % len(self.replies)]
         self.calls += 1
         return Completion(text=reply)
 
-    def fit_limits(self, state, limits, max_tokens):
+    def fit_limits(self, state, limits, max_tokens, prompts=None):
         return limits
 
     def close(self) -> None:
