@@ -90,6 +90,18 @@ def _value(rng: random.Random, t: Target, name: str) -> int:
     return rng.getrandbits(f.bits)
 
 
+def loud_inputs(t: Target, h: Hints) -> tuple[str, ...]:
+    """The inputs random values may drive: not resets, not held low after a failed check."""
+    quiet = set(h.quiet)
+    return tuple(f.name for f in t.fields if not f.reset and f.name not in quiet)
+
+
+def only_loud(t: Target, h: Hints) -> dict[str, tuple[str, ...]]:
+    """`only=` arguments that keep a random operation off the quiet inputs (none when none are)."""
+    loud = loud_inputs(t, h)
+    return {"only": loud} if h.quiet and loud else {}
+
+
 def gen_random(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     """A random burst with drawn parameters (sometimes only the focused or handshake inputs)."""
     named: dict[str, object] = {
@@ -108,9 +120,8 @@ def gen_random(rng: random.Random, t: Target, h: Hints) -> list[Op]:
         named["pal"] = 80
     elif h.handshake and roll < 0.45:
         named["only"] = tuple(sorted(set(h.handshake) & set(fields))) or ()
-    quiet = set(h.quiet)
-    if quiet and "only" not in named and rng.random() < 0.65:
-        named["only"] = tuple(n for n in fields if n not in quiet) or ()
+    if h.quiet and "only" not in named and rng.random() < 0.65:
+        named["only"] = loud_inputs(t, h)
     if not named.get("only"):
         named.pop("only", None)
     return [op("random", rng.choice((16, 40, 100, 250, 600)), seed(rng), **named)]  # type: ignore[arg-type]
@@ -127,8 +138,7 @@ def gen_hold(rng: random.Random, t: Target, h: Hints) -> list[Op]:
         # A long run with most enables high: a clock or timer wraps only after its full period.
         values = {n: int(n not in quiet and rng.random() < 0.8) for n in bits}
         return [assigns("set", values), op("hold", rng.choice((20000, 100000)))]
-    loud = tuple(f.name for f in t.fields if not f.reset and f.name not in quiet)
-    only: dict[str, tuple[str, ...]] = {"only": loud} if quiet and loud else {}
+    only = only_loud(t, h)
     out: list[Op] = []
     for _ in range(rng.randint(1, 3)):
         out += [

@@ -152,21 +152,18 @@ class ProgramSearch:
         missing = [p for key, p in self.points.items() if key not in self.union]
         return uncovered(CoverageReport(tuple(missing)))
 
+    def _note(self, label: str, gained: int, kept: bool, status: Status) -> None:
+        """Append one simulator call to the trial record."""
+        self.trials.append(
+            Trial(len(self.trials), label, len(self.union), gained, kept, status.value)
+        )
+
     def _record(
         self, label: str, result: SimResult, program: Program, parent: Entry | None
     ) -> int:
         """Judge one run; returns the points it added."""
         if result.status != Status.OK or result.report is None:
-            self.trials.append(
-                Trial(
-                    len(self.trials),
-                    label,
-                    len(self.union),
-                    0,
-                    False,
-                    result.status.value,
-                )
-            )
+            self._note(label, 0, False, result.status)
             return 0
         if not self.points:
             self.points = {p.key: p for p in result.report.points}
@@ -189,16 +186,7 @@ class ProgramSearch:
                 parent, program=program, covered=keys
             )
             kept = True
-        self.trials.append(
-            Trial(
-                len(self.trials),
-                label,
-                len(self.union),
-                gained,
-                kept,
-                result.status.value,
-            )
-        )
+        self._note(label, gained, kept, result.status)
         if gained > 0:
             self.gains[label] = self.gains.get(label, 0) + gained
             if self.steerer is not None:
@@ -440,16 +428,7 @@ class ProgramSearch:
                             else frozenset()
                         )
                         kept = res.status == Status.OK and keys >= need
-                        self.trials.append(
-                            Trial(
-                                len(self.trials),
-                                "shrink",
-                                len(self.union),
-                                0,
-                                kept,
-                                res.status.value,
-                            )
-                        )
+                        self._note("shrink", 0, kept, res.status)
                         if kept:
                             ops, covered = list(trial.ops), keys
                             removed += chunk
@@ -506,16 +485,7 @@ class ProgramSearch:
                     and len(got) > len(keys)
                     and (best is None or len(got) > len(best[1]))
                 )
-                self.trials.append(
-                    Trial(
-                        len(self.trials),
-                        "assemble",
-                        len(self.union),
-                        max(0, len(got) - len(keys)),
-                        better,
-                        res.status.value,
-                    )
-                )
+                self._note("assemble", max(0, len(got) - len(keys)), better, res.status)
                 logger.debug(
                     "assemble %s %s: chain %d -> %d points",
                     entry.label,

@@ -14,6 +14,7 @@ from agent.heuristic.moves import (
     divisor_inputs,
     gen_bus,
     gen_slow,
+    only_loud,
     seed,
     serial_period,
     structured_word,
@@ -60,8 +61,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
     # Inputs a failed check named (pop on an empty FIFO) stay low in a scenario drawn again:
     # corners and walks would drive them, random values leave them out.
     held_low = set(h.quiet)
-    loud = tuple(f.name for f in t.fields if not f.reset and f.name not in held_low)
-    only: dict[str, tuple[str, ...]] = {"only": loud} if held_low and loud else {}
+    only = only_loud(t, h)
     if not ifs.responders and not held_low:
         stimulus += [op("corners"), op("walk")]
     stimulus += [
