@@ -42,6 +42,7 @@ from agent.program.target import Target
 from agent.program.text import format_program
 from sim.analysis.interface import DesignInterface, read_interface
 from sim.errors import DesignError
+from sim.run.coverage import restricted_reader
 from sim.run.evaluate import BuiltTestbench, SimOptions, build_sv, evaluate_sv
 from sim.suite import Design
 from sim.types import SimResult, Status, UncoveredPoint
@@ -153,20 +154,12 @@ def design_line_reader(design: Design) -> Callable[[str], list[str] | None]:
     output and could name anything: any other file gets no text.
     """
     files = [Path(p) for p in design.rtl]
-    cache: dict[str, list[str] | None] = {}
+    source = restricted_reader(files)
 
     def read(name: str) -> list[str] | None:
-        if name not in cache:
-            parts = Path(name).parts
-            hits = [f for f in files if parts and f.parts[-len(parts):] == parts]
-            lines = None
-            if len(hits) == 1:
-                try:
-                    lines = hits[0].read_text(encoding="utf-8", errors="replace").splitlines()
-                except OSError:
-                    lines = None
-            cache[name] = lines
-        return cache[name]
+        parts = Path(name).parts
+        hits = [f for f in files if parts and f.parts[-len(parts):] == parts]
+        return source(str(hits[0])) if len(hits) == 1 else None
 
     return read
 

@@ -11,6 +11,7 @@ from agent.heuristic import steer as sr
 from agent.heuristic import stimulus as st
 from agent.heuristic.blame import Failure, analyse_failure, summarize_failures
 from agent.heuristic.corpus import Entry, chapters, covered_keys, set_cover
+from agent.heuristic.engine import design_line_reader
 from agent.heuristic.program_search import (
     ProgramSearch,
     ProgramSearchConfig,
@@ -244,6 +245,18 @@ def test_a_failure_with_several_inputs_at_a_corner_names_them_all() -> None:
     failure = Failure("DIDNOTCONVERGE", 2, avoid=rules)
     assert failure.describe() == "DIDNOTCONVERGE when start=1 and (dividend=0 or divisor=0)"
     assert Failure("DIDNOTCONVERGE", 2, avoid=rules[1:]).describe() == "DIDNOTCONVERGE when start=1 and divisor=0"
+
+
+def test_a_log_reads_only_the_designs_own_files(tmp_path: Path) -> None:
+    rtl = tmp_path / "rtl" / "unit.sv"
+    rtl.parent.mkdir()
+    rtl.write_text("module unit;\nendmodule\n")
+    (tmp_path / "secret.txt").write_text("canary\n")
+    read = design_line_reader(Design("d", tmp_path, "unit", (rtl,)))
+    assert read("rtl/unit.sv") == ["module unit;", "endmodule"]  # a relative name, by path suffix
+    assert read(str(rtl)) == ["module unit;", "endmodule"]
+    assert read(str(tmp_path / "secret.txt")) is None
+    assert read("/etc/passwd") is None
 
 
 def test_a_check_on_inputs_is_stateless_one_on_state_is_not() -> None:
