@@ -5,12 +5,18 @@ Pure data and functions; `program_search` fills them, `engine` renders and rerun
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from math import prod
 
 from agent.heuristic.blame import Failure
 from agent.program.ops import Op, Program, op
-from sim.types import SimResult
+from sim.run.coverage import CoveragePoint
+from sim.types import METRICS, SimResult
+
+Weigh = Callable[[frozenset[str]], int]
+"""What a set of covered point keys is worth (`len` counts points alike)."""
 
 
 @dataclass(frozen=True)
@@ -84,15 +90,38 @@ def covered_keys(result: SimResult) -> frozenset[str]:
     return frozenset(p.key for p in result.report.points if p.count > 0)
 
 
-def set_cover(entries: Sequence[Entry]) -> tuple[Entry, ...]:
-    """The fewest entries (greedy) that cover every point any entry covers, in the order found."""
+def score_weights(points: Iterable[CoveragePoint]) -> dict[str, int]:
+    """Point key -> weight, so that a set's total weight follows the overall score it earns.
+
+    The overall score is the mean of the metrics' percentages, so one point weighs one over the
+    points of its metric: on a UART with 238 lines and 2,620 toggles a line is worth eleven
+    toggles, and picking programs by raw point counts trades lines for toggles. Integers (the
+    product of the metric sizes over its own size) keep sums exact in any order.
+    """
+    points = list(points)
+    sizes = Counter(p.kind for p in points if p.kind in METRICS)
+    scale = prod(sizes.values())
+    return {p.key: scale // sizes[p.kind] for p in points if p.kind in sizes}
+
+
+def weigher(weights: dict[str, int]) -> Weigh:
+    """`Weigh` over `weights` (keys it does not know weigh nothing)."""
+
+    def weigh(keys: frozenset[str]) -> int:
+        return sum(weights.get(k, 0) for k in keys)
+
+    return weigh
+
+
+def set_cover(entries: Sequence[Entry], weigh: Weigh = len) -> tuple[Entry, ...]:
+    """The entries (greedy, most weight first) that cover every point any entry covers, in the order found."""
     wanted = (
         frozenset().union(*(e.covered for e in entries)) if entries else frozenset()
     )
     chosen: list[Entry] = []
     got: set[str] = set()
     while got < wanted:
-        best = max(entries, key=lambda e: (len(e.covered - got), -e.trial))
+        best = max(entries, key=lambda e: (weigh(e.covered - got), len(e.covered - got), -e.trial))
         if not best.covered - got:
             break
         chosen.append(best)

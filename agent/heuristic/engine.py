@@ -21,6 +21,7 @@ from agent.heuristic.blame import summarize_failures
 from agent.heuristic.corpus import (
     Entry,
     ProgramSearchResult,
+    Weigh,
     chain_starts,
     chapters,
     set_cover,
@@ -294,7 +295,7 @@ def run_engine(
     def assembly() -> int:
         if strategy == "random" or search is None or len(search.corpus) < 2:
             return 0
-        return min(ASSEMBLY_CALLS, len(set_cover(search.corpus)))
+        return min(ASSEMBLY_CALLS, len(set_cover(search.corpus, search.weigh)))
 
     def should_stop() -> bool:
         nonlocal stopped_by_wall
@@ -355,7 +356,7 @@ def run_engine(
     if _tb_lines(target, search.result(), design) <= MAX_TB_LINES:
         search.run()
     before_fit = search.result()
-    result = fit_lines(target, before_fit, design)
+    result = fit_lines(target, before_fit, design, search.weigh)
     logger.debug(
         "cover: %s; after fitting %d lines: %s",
         [(e.label, len(e.covered)) for e in before_fit.entries],
@@ -439,9 +440,9 @@ def run_engine(
 
 
 def fit_lines(
-    target: Target, result: ProgramSearchResult, design: Design
+    target: Target, result: ProgramSearchResult, design: Design, weigh: Weigh = len
 ) -> ProgramSearchResult:
-    """`result` without the programs that add the fewest points, until its testbench fits MAX_TB_LINES."""
+    """`result` without the programs that add the least (by `weigh`), until its testbench fits MAX_TB_LINES."""
     entries = list(result.entries)
     while (
         len(entries) > 1
@@ -449,9 +450,9 @@ def fit_lines(
         > MAX_TB_LINES
     ):
 
-        def unique(e: Entry) -> int:
+        def unique(e: Entry) -> tuple[int, int]:
             others = frozenset().union(*(o.covered for o in entries if o is not e))
-            return len(e.covered - others)
+            return weigh(e.covered - others), len(e.covered - others)
 
         entries.remove(min(entries, key=lambda e: (unique(e), -len(e.program))))
     covered = len(frozenset().union(*(e.covered for e in entries))) if entries else 0

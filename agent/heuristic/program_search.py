@@ -31,7 +31,9 @@ from agent.heuristic.corpus import (
     chain_starts,
     chained,
     covered_keys,
+    score_weights,
     set_cover,
+    weigher,
 )
 from agent.heuristic.stimulus import Hints
 from agent.program.ops import Op, Program, assigns, op
@@ -125,6 +127,8 @@ class ProgramSearch:
         self.corpus: list[Entry] = []
         self.union: set[str] = set()
         self.points: dict[str, CoveragePoint] = {}
+        self.weigh: Callable[[frozenset[str]], int] = len
+        """What covered points are worth: their share of the overall score once a run named them."""
         self.trials: list[Trial] = []
         self.failures: list[Failure] = []
         self.avoid: list[Op] = []
@@ -167,8 +171,9 @@ class ProgramSearch:
             return 0
         if not self.points:
             self.points = {p.key: p for p in result.report.points}
+            self.weigh = weigher(score_weights(result.report.points))
         keys = covered_keys(result)
-        if self.best is None or len(keys) > len(covered_keys(self.best)):
+        if self.best is None or self.weigh(keys) > self.weigh(covered_keys(self.best)):
             self.best = result
             self.best_entry = Entry(program, keys, label, len(self.trials))
         gained = len(keys - self.union)
@@ -405,7 +410,7 @@ class ProgramSearch:
         union of covered points never shrinks. Returns the operations removed.
         """
         removed = 0
-        chosen = list(set_cover(self.corpus))
+        chosen = list(set_cover(self.corpus, self.weigh))
         for entry in sorted(chosen, key=lambda e: -len(e.program)):
             others = frozenset().union(*(e.covered for e in chosen if e is not entry))
             need = entry.covered - others
@@ -465,7 +470,8 @@ class ProgramSearch:
         chain: list[Entry] = []
         keys: frozenset[str] = frozenset()
         last: SimResult | None = None
-        for entry in sorted(entries, key=lambda e: (-len(e.covered), e.trial)):
+        weigh = self.weigh
+        for entry in sorted(entries, key=lambda e: (-weigh(e.covered), -len(e.covered), e.trial)):
             if should_stop() and last is not None:
                 break
             best: tuple[list[Entry], frozenset[str], SimResult] | None = None
@@ -474,16 +480,18 @@ class ProgramSearch:
                     should_stop()
                     or (
                         best is not None
-                        and len(best[1] - keys) * 2 >= len(entry.covered - keys)
+                        and weigh(best[1] - keys) * 2 >= weigh(entry.covered - keys)
                     )
                 ):
                     break  # the second order only when the budget allows and it may help
                 res = self.runner(chained(order))
                 got = covered_keys(res) if res.status == Status.OK else frozenset()
+                # Judged by the score (weights), not the point count: a chain that loses a
+                # branch for two toggles is worse.
                 better = (
                     res.status == Status.OK
-                    and len(got) > len(keys)
-                    and (best is None or len(got) > len(best[1]))
+                    and weigh(got) > weigh(keys)
+                    and (best is None or weigh(got) > weigh(best[1]))
                 )
                 self._note("assemble", max(0, len(got) - len(keys)), better, res.status)
                 logger.debug(
@@ -512,7 +520,7 @@ class ProgramSearch:
             )
             covered = len(self.best_entry.covered) if self.best_entry is not None else 0
         else:
-            entries = set_cover(self.corpus)
+            entries = set_cover(self.corpus, self.weigh)
             covered = len(self.union)
         return ProgramSearchResult(
             entries,

@@ -14,10 +14,11 @@ from agent.heuristic.moves import (
     divisor_inputs,
     gen_bus,
     gen_slow,
+    mode_words,
     only_loud,
     seed,
     serial_period,
-    structured_word,
+    side_inputs,
     trim,
 )
 from agent.heuristic.stimulus import Hints
@@ -159,10 +160,10 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
         # Frames the receiver must reject: random mode bits (parity on, two stop bits) above the
         # period, then frames with either parity and missing stop bits.
         ops = list(base)
-        for _ in range(3 if ifs.buses else 1):  # three mode words: parity on in one, off in another
+        words = {b.name: mode_words(rng, max(8, b.data_bits), period) for b in ifs.buses}
+        for mode in range(6 if ifs.buses else 1):  # every pair of mode bits both ways
             for bus in ifs.buses:
-                word = structured_word(rng, max(8, bus.data_bits), period)
-                ops += [op("bus_write", bus.name, a, word) for a in bus.addresses[:8]]
+                ops += [op("bus_write", bus.name, a, words[bus.name][mode]) for a in bus.addresses[:8]]
             for s in ifs.serials:
                 ops.append(op("hold", idle))
                 for parity, stop in (("even", 1), ("odd", 1), ("none", 0), ("even", 2)):
@@ -208,16 +209,25 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                 out.append((f"serial loopback @{target_addr:#x}", Program(tuple(ops))))
             # The same with random mode bits above the period (data bits, parity, stop bits
             # of a configuration register), one program per address again.
+            # Side inputs (flow control) go high then low in one pass, low then high in the next:
+            # the transmitter then waits with data queued, whatever their polarity.
+            sides = side_inputs(t)
             for target_addr in bus.addresses[:4]:
                 ops = [*base, *(op("loopback", s.name) for s in looped)]
-                for _ in range(3):  # three modes: each mode bit set in one, clear in another
-                    word = structured_word(rng, max(8, bus.data_bits), period)
+                for mode, word in enumerate(mode_words(rng, max(8, bus.data_bits), period)):
+                    first, then = (1, 0) if mode % 2 else (0, 1)
                     ops += [
                         *(op("bus_write", bus.name, a, word) for a in bus.addresses[:8]),
                         op("hold", 2 * idle),
                         op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)),
-                        op("hold", 260 * period),
                     ]
+                    if sides:
+                        ops += [
+                            assigns("set", dict.fromkeys(sides, first)),
+                            op("hold", 30 * period),
+                            assigns("set", dict.fromkeys(sides, then)),
+                        ]
+                    ops.append(op("hold", 260 * period))
                     ops += [
                         op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0)
                         for a in bus.addresses[:8]

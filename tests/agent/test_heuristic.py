@@ -10,7 +10,14 @@ from agent.heuristic import scenarios as sc
 from agent.heuristic import steer as sr
 from agent.heuristic import stimulus as st
 from agent.heuristic.blame import Failure, analyse_failure, summarize_failures
-from agent.heuristic.corpus import Entry, chapters, covered_keys, set_cover
+from agent.heuristic.corpus import (
+    Entry,
+    chapters,
+    covered_keys,
+    score_weights,
+    set_cover,
+    weigher,
+)
 from agent.heuristic.engine import design_line_reader
 from agent.heuristic.program_search import (
     ProgramSearch,
@@ -154,6 +161,32 @@ def test_set_cover_picks_fewest_in_found_order() -> None:
     c = Entry(Program(), frozenset({"1", "4"}), "c", 2)
     d = Entry(Program(), frozenset({"4"}), "d", 3)
     assert set_cover([a, b, c, d]) == (a, b)
+
+
+def _points(kinds: dict[str, str]) -> list[CoveragePoint]:
+    return [CoveragePoint(kind, "/f.sv", 1, 0, "", "tb.dut", "t", (), 0, key) for key, kind in kinds.items()]
+
+
+def test_score_weights_follow_the_overall_mean() -> None:
+    # 2 lines and 8 toggles: the overall score is (lines/2 + toggles/8) / 2, so a line is worth 4 toggles.
+    kinds = {"l1": "line", "l2": "line", **{f"t{k}": "toggle" for k in range(8)}, "u": "user"}
+    weights = score_weights(_points(kinds))
+    assert weights["l1"] == 4 * weights["t0"]
+    assert "u" not in weights  # user cover points are not in the overall score
+    weigh = weigher(weights)
+    assert weigh(frozenset({"l1"})) == weigh(frozenset({f"t{k}" for k in range(4)}))
+    assert weigh(frozenset({"l1", "l2"})) > weigh(frozenset({f"t{k}" for k in range(7)}))
+
+
+def test_set_cover_by_weight_takes_the_line_first() -> None:
+    weigh = weigher(score_weights(_points({"l1": "line", "l2": "line", **{f"t{k}": "toggle" for k in range(8)}})))
+    z = Entry(Program(), frozenset({"t1", "t2", "t3"}), "z", 0)
+    x = Entry(Program(), frozenset({"t0", "t1", "t2", "t3"}), "x", 1)
+    y = Entry(Program(), frozenset({"l1", "t0"}), "y", 2)
+    # by count the four toggles come first and the line is added for l1; by the score the
+    # line comes first and the earliest program covering the other toggles completes it
+    assert set_cover([z, x, y]) == (x, y)
+    assert set_cover([z, x, y], weigh) == (z, y)
 
 
 def test_shrink_drops_operations_that_add_nothing() -> None:
