@@ -13,6 +13,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from agent.heuristic.config_words import structured_word
 from agent.heuristic.stimulus import Hints
 from agent.program.interfaces import PERIOD_PARAM, Iface
 from agent.program.ops import FILLS, PATTERNS, Op, Program, assigns, op
@@ -279,52 +280,6 @@ def gen_bus(rng: random.Random, t: Target, h: Hints) -> list[Op]:
             else []
         ),
     ]
-
-
-def structured_word(rng: random.Random, bits: int, low: int) -> int:
-    """A configuration-like word: random bits in the top byte, a small value below, zeros between.
-
-    Control registers often keep mode bits at the top and a divider or count at the bottom;
-    random top bits try the modes while the small low value keeps the design moving.
-    """
-    if bits <= 8:
-        return rng.getrandbits(bits)
-    top = rng.getrandbits(8) << (bits - 8)
-    return (top | (low & ((1 << (bits - 8)) - 1))) & ((1 << bits) - 1)
-
-
-def _pair_columns() -> tuple[tuple[int, ...], ...]:
-    """Ten 6-row columns, each pair of which shows 00, 01, 10 and 11 somewhere.
-
-    Weight-3 vectors that start with 0: two of them share a 1 (3 + 3 ones in 5 rows), each has
-    a 1 where the other has not (same weight, distinct) and both are 0 in row 0.
-    """
-    rows = 6
-    out = []
-    for bits in range(1 << rows):
-        if bin(bits).count("1") == 3 and not bits & 1:
-            out.append(tuple((bits >> r) & 1 for r in range(rows)))
-    return tuple(out)
-
-
-PAIR_COLUMNS = _pair_columns()
-
-
-def mode_words(rng: random.Random, bits: int, low: int) -> tuple[int, ...]:
-    """Six configuration words whose top byte takes every pair of mode bits both ways.
-
-    Like `structured_word` (modes on top, `low` below), but a strength-2 covering array instead
-    of random bytes: two 2-bit fields (a data width, a parity kind) then see all of their values
-    within six writes, where three random bytes miss one combination about half the time.
-    """
-    if bits <= 8:
-        return tuple(rng.getrandbits(bits) for _ in range(6))
-    columns = rng.sample(PAIR_COLUMNS, 8)
-    low_part = low & ((1 << (bits - 8)) - 1)
-    return tuple(
-        (sum(col[row] << j for j, col in enumerate(columns)) << (bits - 8)) | low_part
-        for row in range(6)
-    )
 
 
 def side_inputs(t: Target) -> tuple[str, ...]:

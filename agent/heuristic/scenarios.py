@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import random
 
+from agent.heuristic.config_words import mode_words
 from agent.heuristic.moves import (
     DIVISOR_MULTIPLES,
     bus_data,
     divisor_inputs,
     gen_bus,
     gen_slow,
-    mode_words,
     only_loud,
     seed,
     serial_period,

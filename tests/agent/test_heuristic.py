@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from agent.heuristic import scenarios as sc
 from agent.heuristic import steer as sr
 from agent.heuristic import stimulus as st
 from agent.heuristic.blame import Failure, analyse_failure, summarize_failures
+from agent.heuristic.config_words import mode_words
 from agent.heuristic.corpus import (
     Entry,
     chapters,
@@ -187,6 +189,17 @@ def test_set_cover_by_weight_takes_the_line_first() -> None:
     # line comes first and the earliest program covering the other toggles completes it
     assert set_cover([z, x, y]) == (x, y)
     assert set_cover([z, x, y], weigh) == (z, y)
+
+
+def test_mode_words_take_every_pair_of_mode_bits_both_ways() -> None:
+    for seed in range(5):
+        words = mode_words(random.Random(seed), 32, 25)
+        assert len(words) == 6
+        assert all(w & 0xFFFFFF == 25 for w in words)  # the divider below stays as given
+        for i, j in itertools.combinations(range(24, 32), 2):
+            assert {(w >> i & 1, w >> j & 1) for w in words} == {(0, 0), (0, 1), (1, 0), (1, 1)}
+    # a 2-bit field (a UART's data bits) sees all four values; random bytes often miss one
+    assert {w >> 28 & 3 for w in mode_words(random.Random(9), 32, 25)} == {0, 1, 2, 3}
 
 
 def test_shrink_drops_operations_that_add_nothing() -> None:
