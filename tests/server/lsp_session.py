@@ -48,6 +48,7 @@ class Recorder:
     status: list[dict[str, Any]] = field(default_factory=list)
     edits: list[types.ApplyWorkspaceEditParams] = field(default_factory=list)
     registrations: list[types.RegistrationParams] = field(default_factory=list)
+    ambiguous: list[dict[str, Any]] = field(default_factory=list)
     apply: bool = True
     coverage_event: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -74,6 +75,10 @@ def make_client(recorder: Recorder) -> Callable[[], LanguageClient]:
         @client.feature("benchwright/status")
         def on_status(params: Any) -> None:
             recorder.status.append(_plain(params))
+
+        @client.feature("benchwright/ambiguousTop")
+        def on_ambiguous(params: Any) -> None:
+            recorder.ambiguous.append(_plain(params))
 
         @client.feature(types.WORKSPACE_APPLY_EDIT)
         def on_apply(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:

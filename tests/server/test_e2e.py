@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from lsp_session import Session, cli_sim_json, requires_verilator, start_session
+from lsp_session import REPO, Session, cli_sim_json, requires_verilator, start_session
 from lsprotocol import types
 
 pytestmark = [pytest.mark.e2e, pytest.mark.simulator_required, requires_verilator]
@@ -251,3 +253,45 @@ async def test_exit_during_a_simulation_is_prompt(workspace: Path, cache_dir: Pa
             server.kill()
     assert time.monotonic() - start < 30
     assert session.recorder.coverage == []
+
+
+async def test_ambiguous_top_is_announced_once_then_the_picked_top_simulates(tmp_path: Path, cache_dir: Path) -> None:
+    # Two UARTs share a FIFO and nothing ties either to a top: opening the FIFO must ask which
+    # one (the editor's picker), once; with the pick in the settings, saving simulates that top.
+    ws = tmp_path / "two_tops"
+    shutil.copytree(REPO / "tests" / "data" / "sim" / "project" / "two_tops", ws)
+    fifo = ws / "rtl" / "fifo.v"
+    session, stop = await start_session(ws, cache_dir)
+    try:
+        uri = session.open(fifo)
+        await asyncio.wait_for(_until(lambda: bool(session.recorder.ambiguous)), 60)
+        (sent,) = session.recorder.ambiguous
+        assert sent["uri"] == uri
+        assert [c["name"] for c in sent["candidates"]] == ["uart_a", "uart_b"]
+        assert {c["uri"] for c in sent["candidates"]} == {(ws / "rtl" / f"{n}.v").as_uri() for n in ("uart_a", "uart_b")}
+        assert sent["setting"] == "benchwright.project.top"
+        assert "uart_a (uart_a.v:1)" in sent["message"]
+        assert "uart_b (uart_b.v:1)" in sent["message"]
+        session.save(uri)
+        await asyncio.sleep(2.0)
+        assert len(session.recorder.ambiguous) == 1, "the same ambiguity was announced twice"
+    finally:
+        await stop()
+    picked = {"benchwright": {"project": {"top": "uart_b"}}}
+    session, stop = await start_session(ws, cache_dir, configuration=picked)
+    try:
+        uri = session.open(fifo)
+        await session.diagnostics(uri, version=1, timeout=120)  # linted: the workspace is indexed
+        session.save(uri)
+        cov = await session.recorder.next_coverage(1, timeout=240)
+        assert cov["status"] == "ok", cov
+        assert cov["top"] == "uart_b"
+        assert cov["testbenchUri"] == (ws / "tb" / "tb_uart_b.v").as_uri()
+        assert session.recorder.ambiguous == []
+    finally:
+        await stop()
+
+
+async def _until(check: Callable[[], bool]) -> None:
+    while not check():
+        await asyncio.sleep(0.05)
