@@ -157,8 +157,9 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                 ]
             ops.append(op("hold", 12 * value * multiple))
             out.append((f"serial divisor x{multiple}", Program(tuple(ops))))
-        # Frames the receiver must reject: random mode bits (parity on, two stop bits) above the
-        # period, then frames with either parity and missing stop bits.
+        # Frames the receiver must reject: mode words above the period (six, so that every pair
+        # of mode bits, say parity on and two stop bits, goes both ways), then frames with
+        # either parity and missing stop bits.
         ops = list(base)
         words = {b.name: mode_words(rng, max(8, b.data_bits), period) for b in ifs.buses}
         for mode in range(6 if ifs.buses else 1):  # every pair of mode bits both ways
@@ -207,8 +208,8 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                         for a in bus.addresses[:8]
                     ]
                 out.append((f"serial loopback @{target_addr:#x}", Program(tuple(ops))))
-            # The same with random mode bits above the period (data bits, parity, stop bits
-            # of a configuration register), one program per address again.
+            # The same under each of the six mode words (data bits, parity, stop bits of a
+            # configuration register), one program per address again.
             # Side inputs (flow control) go high then low in one pass, low then high in the next:
             # the transmitter then waits with data queued, whatever their polarity.
             sides = side_inputs(t)
