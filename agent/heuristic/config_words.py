@@ -22,13 +22,17 @@ def structured_word(rng: random.Random, bits: int, low: int) -> int:
     return (top | (low & ((1 << (bits - 8)) - 1))) & ((1 << bits) - 1)
 
 
+MODE_WORDS = 6
+"""Words `mode_words` gives: rows of a covering array for eight binary mode bits."""
+
+
 def _pair_columns() -> tuple[tuple[int, ...], ...]:
     """Ten 6-row columns, each pair of which shows 00, 01, 10 and 11 somewhere.
 
     Weight-3 vectors that start with 0: two of them share a 1 (3 + 3 ones in 5 rows), each has
     a 1 where the other has not (same weight, distinct) and both are 0 in row 0.
     """
-    rows = 6
+    rows = MODE_WORDS
     out = []
     for bits in range(1 << rows):
         if bin(bits).count("1") == 3 and not bits & 1:
@@ -40,17 +44,17 @@ PAIR_COLUMNS = _pair_columns()
 
 
 def mode_words(rng: random.Random, bits: int, low: int) -> tuple[int, ...]:
-    """Six configuration words whose top byte takes every pair of mode bits both ways.
+    """`MODE_WORDS` configuration words whose top byte takes every pair of mode bits both ways.
 
     Like `structured_word` (modes on top, `low` below), but a strength-2 covering array instead
     of random bytes: two 2-bit fields (a data width, a parity kind) then see all of their values
     within six writes, where three random bytes miss one combination about half the time.
     """
     if bits <= 8:
-        return tuple(rng.getrandbits(bits) for _ in range(6))
+        return tuple(rng.getrandbits(bits) for _ in range(MODE_WORDS))
     columns = rng.sample(PAIR_COLUMNS, 8)
     low_part = low & ((1 << (bits - 8)) - 1)
     return tuple(
         (sum(col[row] << j for j, col in enumerate(columns)) << (bits - 8)) | low_part
-        for row in range(6)
+        for row in range(MODE_WORDS)
     )

@@ -28,6 +28,7 @@ from agent.heuristic.corpus import (
     Entry,
     ProgramSearchResult,
     Trial,
+    Weigh,
     chain_starts,
     chained,
     covered_keys,
@@ -127,7 +128,7 @@ class ProgramSearch:
         self.corpus: list[Entry] = []
         self.union: set[str] = set()
         self.points: dict[str, CoveragePoint] = {}
-        self.weigh: Callable[[frozenset[str]], int] = len
+        self.weigh: Weigh = len
         """What covered points are worth: their share of the overall score once a run named them."""
         self.trials: list[Trial] = []
         self.failures: list[Failure] = []
@@ -173,7 +174,8 @@ class ProgramSearch:
             self.points = {p.key: p for p in result.report.points}
             self.weigh = weigher(score_weights(result.report.points))
         keys = covered_keys(result)
-        if self.best is None or self.weigh(keys) > self.weigh(covered_keys(self.best)):
+        # best_entry holds the best run's keys: no need to recount them on every trial
+        if self.best_entry is None or self.weigh(keys) > self.weigh(self.best_entry.covered):
             self.best = result
             self.best_entry = Entry(program, keys, label, len(self.trials))
         gained = len(keys - self.union)

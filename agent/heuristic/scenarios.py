@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from agent.heuristic.config_words import mode_words
+from agent.heuristic.config_words import MODE_WORDS, mode_words
 from agent.heuristic.moves import (
     DIVISOR_MULTIPLES,
     bus_data,
@@ -162,7 +162,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
         # either parity and missing stop bits.
         ops = list(base)
         words = {b.name: mode_words(rng, max(8, b.data_bits), period) for b in ifs.buses}
-        for mode in range(6 if ifs.buses else 1):  # every pair of mode bits both ways
+        for mode in range(MODE_WORDS if ifs.buses else 1):  # every pair of mode bits both ways
             for bus in ifs.buses:
                 ops += [op("bus_write", bus.name, a, words[bus.name][mode]) for a in bus.addresses[:8]]
             for s in ifs.serials:

@@ -151,18 +151,24 @@ class Session:
 
     async def status_where(self, check: Callable[[dict[str, Any]], bool], timeout: float = 30.0) -> dict[str, Any]:
         """The first `benchwright/status` for which `check` holds (waiting for it)."""
-        async def wait() -> dict[str, Any]:
-            while True:
-                found = next((s for s in self.recorder.status if check(s)), None)
-                if found is not None:
-                    return found
-                await asyncio.sleep(0.05)
-
-        return await asyncio.wait_for(wait(), timeout)
+        return await first_where(self.recorder.status, check, timeout)
 
     async def command(self, name: str, *args: Any, timeout: float = 120.0) -> Any:
         return await asyncio.wait_for(self.client.workspace_execute_command_async(
             types.ExecuteCommandParams(command=name, arguments=list(args))), timeout)
+
+
+async def first_where(received: list[dict[str, Any]], check: Callable[[dict[str, Any]], bool],
+                      timeout: float = 30.0) -> dict[str, Any]:
+    """The first notification in `received` (a recorder list, still filling) for which `check` holds."""
+    async def wait() -> dict[str, Any]:
+        while True:
+            found = next((n for n in received if check(n)), None)
+            if found is not None:
+                return found
+            await asyncio.sleep(0.05)
+
+    return await asyncio.wait_for(wait(), timeout)
 
 
 async def start_session(workspace: Path, cache_dir: Path, options: dict[str, Any] | None = None,

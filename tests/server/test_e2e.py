@@ -6,11 +6,17 @@ import asyncio
 import shutil
 import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from lsp_session import REPO, Session, cli_sim_json, requires_verilator, start_session
+from lsp_session import (
+    REPO,
+    Session,
+    cli_sim_json,
+    first_where,
+    requires_verilator,
+    start_session,
+)
 from lsprotocol import types
 
 pytestmark = [pytest.mark.e2e, pytest.mark.simulator_required, requires_verilator]
@@ -264,7 +270,7 @@ async def test_ambiguous_top_is_announced_once_then_the_picked_top_simulates(tmp
     session, stop = await start_session(ws, cache_dir)
     try:
         uri = session.open(fifo)
-        await asyncio.wait_for(_until(lambda: bool(session.recorder.ambiguous)), 60)
+        await first_where(session.recorder.ambiguous, lambda _: True, 60)
         (sent,) = session.recorder.ambiguous
         assert sent["uri"] == uri
         assert [c["name"] for c in sent["candidates"]] == ["uart_a", "uart_b"]
@@ -291,7 +297,3 @@ async def test_ambiguous_top_is_announced_once_then_the_picked_top_simulates(tmp
     finally:
         await stop()
 
-
-async def _until(check: Callable[[], bool]) -> None:
-    while not check():
-        await asyncio.sleep(0.05)
