@@ -321,10 +321,43 @@ def bus_data(rng: random.Random, t: Target, bus: Iface, *, safe: bool = False) -
     return rng.getrandbits(bits)
 
 
+def stream_context(
+    rng: random.Random, t: Target, s: Iface, *, sides: int | None = None
+) -> list[Op]:
+    """What a packet on stream `s` may need meanwhile, as one `set` (none when nothing applies).
+
+    The other input streams kept valid (one random word each), 1-bit side inputs at `sides`
+    (each drawn when None), a divisor input small.
+
+    A send waits for `s` only: a command stream whose writes take their bytes from a second
+    stream (an I2C or SPI master) completes a write only while that stream offers data, and
+    open-drain line inputs (`scl_i`, `sda_i`) must read high or the design waits for good.
+    """
+    widths = {f.name: f.bits for f in t.fields if not f.dims}
+    values: dict[str, int] = {}
+    for other in t.interfaces.streams:
+        if other.name == s.name:
+            continue
+        for role in ("valid", "data", "last"):
+            port = other.port(role)
+            if port in widths:
+                bits = widths[port]
+                values[port] = (1 << bits) - 1 if role == "valid" else rng.getrandbits(bits)
+    divisors = set(divisor_inputs(t))
+    for name in side_inputs(t):
+        if name in divisors:
+            values[name] = rng.choice((1, 2, 4))
+        elif widths.get(name) == 1:
+            values[name] = rng.randint(0, 1) if sides is None else sides
+    return [assigns("set", values)] if values else []
+
+
 def gen_stream(rng: random.Random, t: Target, h: Hints) -> list[Op]:
-    """A packet into a stream input (sometimes with gaps, on another lane)."""
+    """A packet into a stream input (sometimes with gaps, on another lane, or in context)."""
     s = rng.choice(t.interfaces.streams)
+    context = stream_context(rng, t, s) if rng.random() < 0.3 else []
     return [
+        *context,
         op(
             "send",
             s.name,

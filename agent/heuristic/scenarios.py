@@ -13,17 +13,31 @@ from agent.heuristic.moves import (
     DIVISOR_MULTIPLES,
     bus_data,
     divisor_inputs,
+    fits,
     gen_bus,
     gen_slow,
     only_loud,
     seed,
     serial_period,
     side_inputs,
+    stream_context,
     trim,
 )
 from agent.heuristic.stimulus import Hints
 from agent.program.ops import Op, Program, assigns, op
 from agent.program.target import Target
+
+ERROR_FRAMES: tuple[tuple[str, int], ...] = (
+    ("even", 2),
+    ("odd", 2),
+    ("none", 0),
+    ("even", 0),
+    ("odd", 1),
+)
+"""(parity, stop bits) of the frames a receiver must reject: each parity with two stop bits
+(whichever parity the receiver expects, one frame is wrong, and a receiver that clears its
+error outputs between frames, as wbuart32's does, latches them only in a second stop bit),
+a missing stop bit with and without parity, one ordinary frame."""
 
 
 def _background(rng: random.Random, t: Target) -> list[Op]:
@@ -42,6 +56,27 @@ def _setup_writes(t: Target) -> list[Op]:
     tables = [n for n, wp in ifs.ports if wp.kind == "memory"]
     registers = [n for n, wp in ifs.ports if wp.kind != "memory"]
     return [op("fill", n, pattern="ramp") for n in tables + registers]
+
+
+def _packed(
+    t: Target, name: str, head: list[Op], blocks: list[list[Op]]
+) -> list[tuple[str, Program]]:
+    """`head`, then as many whole `blocks` as fit the program caps, in order: one program per part.
+
+    A scenario of many passes (one per mode word) is longer than one program may be; trimming
+    it would drop the last passes, and with them the reads that show what the passes did.
+    """
+    parts: list[list[Op]] = []
+    current = list(head)
+    for block in blocks:
+        if len(current) > len(head) and not fits(t, Program(tuple(current + block))):
+            parts.append(current)
+            current = list(head)
+        current += block
+    parts.append(current)
+    if len(parts) == 1:
+        return [(name, Program(tuple(parts[0])))]
+    return [(f"{name} {i + 1}/{len(parts)}", Program(tuple(ops))) for i, ops in enumerate(parts)]
 
 
 def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Program]]:
@@ -100,8 +135,12 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
             ops += gen_bus(rng, t, h)
         out.append((f"bus {bus.name}", Program(tuple(ops))))
         # Every register bit both ways: bursts of full random words, then safe values again.
+        # A serial design first waits out its post-reset idle time (a transmitter's break
+        # wait): until then its copy of the configuration register does not follow writes.
+        settle = [op("hold", 32 * serial_period(t))] if ifs.serials else []
         ops = [
             *base,
+            *settle,
             *(
                 op(
                     "bus_burst",
@@ -160,14 +199,21 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
         # Frames the receiver must reject: mode words above the period (six, so that every pair
         # of mode bits, say parity on and two stop bits, goes both ways), then frames with
         # either parity and missing stop bits.
-        ops = list(base)
+        # After each pass every register is read (the error flags, before the next
+        # configuration write clears them), then written with random half-words (an error
+        # flag bit written 0 keeps it, 1 clears it), the first register (often the
+        # configuration) last.
         words = {b.name: mode_words(rng, max(8, b.data_bits), period) for b in ifs.buses}
+        passes: list[list[Op]] = []
         for mode in range(MODE_WORDS if ifs.buses else 1):  # every pair of mode bits both ways
+            ops = []
             for bus in ifs.buses:
                 ops += [op("bus_write", bus.name, a, words[bus.name][mode]) for a in bus.addresses[:8]]
             for s in ifs.serials:
-                ops.append(op("hold", idle))
-                for parity, stop in (("even", 1), ("odd", 1), ("none", 0), ("even", 2)):
+                for parity, stop in ERROR_FRAMES:
+                    # the line idles before each pair: a receiver resynchronises after an
+                    # error only once the line has been high for many bit times
+                    ops.append(op("hold", idle))
                     ops.append(
                         op(
                             "serial",
@@ -179,12 +225,17 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                         )
                     )
             ops.append(op("hold", 12 * period))
-        for bus in ifs.buses:
-            ops += [
-                op("bus_burst", bus.name, a, 4, seed=seed(rng), write=0)
-                for a in bus.addresses[:8]
-            ]
-        out.append(("serial errors", Program(tuple(ops))))
+            for bus in ifs.buses:
+                ops += [
+                    op("bus_burst", bus.name, a, 2, seed=seed(rng), write=0)
+                    for a in bus.addresses[:8]
+                ]
+                ops += [
+                    op("bus_burst", bus.name, a, 2, seed=seed(rng), bits=min(16, max(1, bus.data_bits)))
+                    for a in reversed(bus.addresses[:8])
+                ]
+            passes.append(ops)
+        out += _packed(t, "serial errors", list(base), passes)
         looped = [s for s in ifs.serials if s.partner]
         # The design's own output looped back: configure with the period, let the line idle,
         # then fill one data register with a burst (which register takes the bytes is not
@@ -214,10 +265,10 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
             # the transmitter then waits with data queued, whatever their polarity.
             sides = side_inputs(t)
             for target_addr in bus.addresses[:4]:
-                ops = [*base, *(op("loopback", s.name) for s in looped)]
+                passes = []
                 for mode, word in enumerate(mode_words(rng, max(8, bus.data_bits), period)):
                     first, then = (1, 0) if mode % 2 else (0, 1)
-                    ops += [
+                    ops = [
                         *(op("bus_write", bus.name, a, word) for a in bus.addresses[:8]),
                         op("hold", 2 * idle),
                         op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)),
@@ -233,8 +284,12 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                         op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0)
                         for a in bus.addresses[:8]
                     ]
-                out.append(
-                    (f"serial loopback modes @{target_addr:#x}", Program(tuple(ops)))
+                    passes.append(ops)
+                out += _packed(
+                    t,
+                    f"serial loopback modes @{target_addr:#x}",
+                    [*base, *(op("loopback", s.name) for s in looped)],
+                    passes,
                 )
     if ifs.responders:
         out.append(("requester", Program((*base, op("hold", 4000)))))
@@ -252,6 +307,23 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
         for s in ifs.streams:
             ops.append(op("send", s.name, 16, seed=seed(rng), gap=30))
         out.append(("stream", Program(tuple(ops))))
+        # Long packets while everything around each stream offers data and the side inputs
+        # read high: a command stream then runs whole transfers back to back, and commands
+        # arrive in the states between transfers.
+        ops = list(base)
+        for s in ifs.streams:
+            context = stream_context(rng, t, s, sides=1)
+            if context:
+                ops += [
+                    *context,
+                    op("send", s.name, 16, seed=seed(rng)),
+                    op("send", s.name, 16, seed=seed(rng), gap=30),
+                    # then the side inputs each way (an I2C line low acknowledges)
+                    *stream_context(rng, t, s),
+                    op("send", s.name, 16, seed=seed(rng)),
+                ]
+        if len(ops) > len(base):
+            out.append(("stream in context", Program(tuple(ops))))
     return [(name, trim(t, p)) for name, p in out]
 
 
