@@ -272,10 +272,12 @@ def gen_bus(rng: random.Random, t: Target, h: Hints) -> list[Op]:
         if strb != 0xFF and rng.random() < 0.5
         else bus_data(rng, t, bus)
     )
+    addr = rng.choice(addresses)
     return [
-        op("bus_write", bus.name, rng.choice(addresses), data, strb=strb),
+        op("bus_write", bus.name, addr, data, strb=strb),
         *(
-            [op("bus_read", bus.name, rng.choice(addresses))]
+            # read back through the same lanes (a byte register picked by its select)
+            [op("bus_read", bus.name, addr, strb=strb)]
             if rng.random() < 0.5
             else []
         ),

@@ -59,12 +59,13 @@ def _setup_writes(t: Target) -> list[Op]:
 
 
 def _packed(
-    t: Target, name: str, head: list[Op], blocks: list[list[Op]]
+    t: Target, name: str, head: list[Op], blocks: list[list[Op]], most: int
 ) -> list[tuple[str, Program]]:
-    """`head`, then as many whole `blocks` as fit the program caps, in order: one program per part.
+    """`head`, then as many whole `blocks` as fit the program caps: one program per part, `most` parts.
 
     A scenario of many passes (one per mode word) is longer than one program may be; trimming
     it would drop the last passes, and with them the reads that show what the passes did.
+    `most` keeps a design with many registers from spending the opening on one scenario.
     """
     parts: list[list[Op]] = []
     current = list(head)
@@ -74,6 +75,7 @@ def _packed(
             current = list(head)
         current += block
     parts.append(current)
+    parts = parts[:most]
     if len(parts) == 1:
         return [(name, Program(tuple(parts[0])))]
     return [(f"{name} {i + 1}/{len(parts)}", Program(tuple(ops))) for i, ops in enumerate(parts)]
@@ -106,6 +108,13 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
         *gen_slow(rng, t, h),
     ]
     out.append(("stimulus", Program(tuple(stimulus))))
+    if ifs.buses:
+        # Random pins with rests between: random bus cycles configure registers now and then
+        # (a divisor, an enable), and what they start (a frame, a timer) runs in the rest.
+        rests: list[Op] = []
+        for _ in range(6):
+            rests += [op("random", 600, seed(rng), pal=40, keep=30, **only), op("hold", 2000)]
+        out.append(("stimulus with rests", Program((*base, *rests))))
     bits = {f.name: int(f.name not in held_low) for f in t.fields if f.bits == 1 and not f.reset}
     if bits and not ifs.responders and not ifs.buses:
         # Every enable high for a long time: counters, clocks and timers reach their wraps.
@@ -235,7 +244,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                     for a in reversed(bus.addresses[:8])
                 ]
             passes.append(ops)
-        out += _packed(t, "serial errors", list(base), passes)
+        out += _packed(t, "serial errors", list(base), passes, 3)
         looped = [s for s in ifs.serials if s.partner]
         # The design's own output looped back: configure with the period, let the line idle,
         # then fill one data register with a burst (which register takes the bytes is not
@@ -290,6 +299,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                     f"serial loopback modes @{target_addr:#x}",
                     [*base, *(op("loopback", s.name) for s in looped)],
                     passes,
+                    2,
                 )
     if ifs.responders:
         out.append(("requester", Program((*base, op("hold", 4000)))))

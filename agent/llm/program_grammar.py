@@ -260,7 +260,8 @@ class ProgramGrammar:
         if ifs.buses:
             writes = [seq(lit(f"{b.name} "), sized(max(1, b.addr_bits)), lit(" "), sized(max(1, b.data_bits)),
                           named("strb", sized(max(1, min(8, b.data_bits // 8))))) for b in ifs.buses]
-            reads = [seq(lit(f"{b.name} "), sized(max(1, b.addr_bits))) for b in ifs.buses]
+            reads = [seq(lit(f"{b.name} "), sized(max(1, b.addr_bits)),
+                         named("strb", sized(max(1, min(8, b.data_bits // 8))))) for b in ifs.buses]
             ops.append(self.rule("bus-write", seq(lit("bus_write "), alt(*writes))))
             ops.append(self.rule("bus-read", seq(lit("bus_read "), alt(*reads))))
         if ifs.streams:

@@ -45,10 +45,10 @@ METHODS = '''
         aw, dw, sw = BUSES[bus]
         await self.driver(bus).write(addr & ((1 << aw) - 1), data & ((1 << dw) - 1), strb & ((1 << sw) - 1))
 
-    async def bus_read(self, bus, addr):
-        """`bus_read`: one read transaction (every strobe set, as the SV task does)."""
+    async def bus_read(self, bus, addr, strb=-1):
+        """`bus_read`: one read transaction (every strobe set unless `strb` picks lanes, as the SV task)."""
         aw, _, sw = BUSES[bus]
-        await self.driver(bus).read(addr & ((1 << aw) - 1), (1 << sw) - 1)
+        await self.driver(bus).read(addr & ((1 << aw) - 1), strb & ((1 << sw) - 1))
 
     async def bus_burst(self, bus, addr, count, seed, write, bits):
         """`bus_burst`: `count` transactions on one address; writes carry `bits` seeded random bits."""
@@ -226,7 +226,8 @@ def op_py(t: Target, op: Op) -> str:
         return (f"await bw.bus_write({op.word('bus')!r}, {_lit(op.num('addr'))}, {_lit(op.num('data'))}, "
                 f"{_lit(op.num('strb'))})")
     if n == "bus_read":
-        return f"await bw.bus_read({op.word('bus')!r}, {_lit(op.num('addr'))})"
+        lanes = "" if op.num("strb") == 0xFF else f", {_lit(op.num('strb'))}"  # every lane: the default
+        return f"await bw.bus_read({op.word('bus')!r}, {_lit(op.num('addr'))}{lanes})"
     if n == "bus_burst":
         return (f"await bw.bus_burst({op.word('bus')!r}, {_lit(op.num('addr'))}, {op.num('count')}, "
                 f"{hex(op.num('seed'))}, {op.num('write')}, {op.num('bits')})")

@@ -77,7 +77,7 @@ def op_lines(t: Target, op: Op) -> list[str]:
         return [f"{code} {t.iface_index('bus', op.word('bus'))} {_x(op.num('addr'))} {_x(op.num('data'))} "
                 f"{_x(op.num('strb'))}"]
     if name == "bus_read":
-        return [f"{code} {t.iface_index('bus', op.word('bus'))} {_x(op.num('addr'))}"]
+        return [f"{code} {t.iface_index('bus', op.word('bus'))} {_x(op.num('addr'))} {_x(op.num('strb'))}"]
     if name == "bus_burst":
         return [f"{code} {t.iface_index('bus', op.word('bus'))} {_x(op.num('addr'))} {op.num('count')} "
                 f"{_x(op.num('seed'))} {op.num('write')} {op.num('bits')}"]

@@ -123,8 +123,11 @@ SPECS: tuple[OpSpec, ...] = (
         Arg("bus", "name:bus", None), Arg("addr", "int", None, 0, (1 << 64) - 1, hex=True),
         Arg("data", "int", None, 0, (1 << 64) - 1, hex=True), Arg("strb", "int", -1 & 0xFF, 0, 0xFF, "byte enables"),
     ), "one write transaction on a bus the design serves (Wishbone, AXI4-Lite, APB)", needs="bus"),
-    OpSpec("bus_read", (Arg("bus", "name:bus", None), Arg("addr", "int", None, 0, (1 << 64) - 1, hex=True)),
-           "one read transaction on a bus the design serves", needs="bus"),
+    OpSpec("bus_read", (
+        Arg("bus", "name:bus", None), Arg("addr", "int", None, 0, (1 << 64) - 1, hex=True),
+        Arg("strb", "int", -1 & 0xFF, 0, 0xFF, "byte selects (a Wishbone slave with byte registers in a wide "
+                                                "word, a 16550, picks the register by its one-hot sel)"),
+    ), "one read transaction on a bus the design serves", needs="bus"),
     OpSpec("bus_burst", (
         Arg("bus", "name:bus", None), Arg("addr", "int", None, 0, (1 << 64) - 1, hex=True),
         Arg("count", "int", None, 1, 256, "transactions"), Arg("seed", "seed", 1, 1, (1 << 32) - 1, hex=True),

@@ -222,8 +222,8 @@ def _dispatch(t: Target) -> list[str]:
     if ifs.buses:
         arms += [f"{o['bus_write']}: begin {_read('%d %h %h %h', 'bw_a0', 'bw_x0', 'bw_x1', 'bw_x2')} "
                  f"{_case(t, 'bw_a0', ifs.buses, '{n}_write(bw_x0, bw_x1, bw_x2)')} end",
-                 f"{o['bus_read']}: begin {_read('%d %h', 'bw_a0', 'bw_x0')} "
-                 f"{_case(t, 'bw_a0', ifs.buses, '{n}_read(bw_x0)')} end",
+                 f"{o['bus_read']}: begin {_read('%d %h %h', 'bw_a0', 'bw_x0', 'bw_x1')} "
+                 f"{_case(t, 'bw_a0', ifs.buses, '{n}_read(bw_x0, bw_x1)')} end",
                  f"{o['bus_burst']}: begin {_read('%d %h %d %h %d %d', 'bw_a0', 'bw_x0', 'bw_a1', 'bw_x1', 'bw_a2', 'bw_a3')} "
                  f"{_case(t, 'bw_a0', ifs.buses, '{n}_burst(bw_x0, bw_a1, bw_x1[31:0], bw_a2[0], bw_a3)')} end"]
     if ifs.streams:
@@ -297,7 +297,9 @@ def op_sv(t: Target, op: Op) -> str:
         bus = ifs.named(op.word("bus"))
         a = _lit(max(1, bus.addr_bits), op.num("addr"))
         if n == "bus_read":
-            return f"{bus.name}_read({a});"
+            if op.num("strb") == 0xFF:  # every lane: the task's default
+                return f"{bus.name}_read({a});"
+            return f"{bus.name}_read({a}, {_lit(max(1, bus.data_bits // 8), op.num('strb'))});"
         if n == "bus_burst":
             what = "random writes" if op.num("write") else "reads"
             return (f"{bus.name}_burst({a}, {op.num('count')}, {_seed(op.num('seed'))}, 1'b{op.num('write')}, "
@@ -429,10 +431,12 @@ def _line_op(t: Target, line: str) -> Op | None:
         return Op("bus_burst", (("bus", base), ("addr", a[0]), ("count", a[1]), ("seed", a[2]), ("write", a[3]),
                                 ("bits", a[4])))
     if kind in ("write", "read") and base in {b.name for b in ifs.buses}:
-        if kind == "read":
-            return Op("bus_read", (("bus", base), ("addr", a[0])))
         bus = ifs.named(base)
         every = (1 << max(1, bus.data_bits // 8)) - 1
+        if kind == "read":
+            if len(a) < 2 or a[1] == every:  # all lanes: the default
+                return Op("bus_read", (("bus", base), ("addr", a[0])))
+            return Op("bus_read", (("bus", base), ("addr", a[0]), ("strb", a[1])))
         strb = 0xFF if a[2] == every else a[2]  # all lanes: the default
         return Op("bus_write", (("bus", base), ("addr", a[0]), ("data", a[1]), ("strb", strb)))
     if kind == "send" and base in {s.name for s in ifs.streams}:

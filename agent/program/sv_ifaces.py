@@ -38,7 +38,8 @@ def bus_tasks(t: Target, bus: Iface) -> list[str]:
     head = (f"input logic [{aw - 1}:0] bw_a, input logic [{dw - 1}:0] bw_d, input logic [{sw - 1}:0] bw_s")
     name = bus.name
     lines = [f"task automatic {name}_write({head}); {name}_xfer(1'b1, bw_a, bw_d, bw_s); endtask",
-             f"task automatic {name}_read(input logic [{aw - 1}:0] bw_a); {name}_xfer(1'b0, bw_a, '0, '1); endtask",
+             f"task automatic {name}_read(input logic [{aw - 1}:0] bw_a, input logic [{sw - 1}:0] bw_s = '1); "
+             f"{name}_xfer(1'b0, bw_a, '0, bw_s); endtask",
              f"task automatic {name}_burst(input logic [{aw - 1}:0] bw_a, input int bw_n, input int unsigned bw_seed, "
              "input bit bw_w, input int bw_nbits);",
              f"  bw_state = bw_seed; repeat (bw_n) {name}_xfer(bw_w, bw_a, bw_w ? {dw}'(bw_bits(bw_nbits)) : '0, '1);",

@@ -58,6 +58,7 @@ fill table pattern=recip seed=4
 write table 3 0x5a
 bus_write wb 2 0x12345678
 bus_read wb 1
+bus_read wb 3 strb=0x8
 send s 3 seed=5 gap=20
 serial rx 16 0x55,0x100 parity=odd stop=2
 loopback rx
@@ -88,7 +89,7 @@ def test_every_operation_renders_and_reads_back() -> None:
     harness = render_harness(t)
     assert "$fscanf" in harness
     assert "$fscanf" not in tb
-    assert len(encode(t, program).splitlines()) == 21  # 17 operations, repeat unrolled (+2), two frames (+1)
+    assert len(encode(t, program).splitlines()) == 22  # 18 operations, repeat unrolled (+2), two frames (+1)
 
 
 def test_unused_interfaces_stay_out_of_the_testbench() -> None:
@@ -159,3 +160,25 @@ def test_harness_and_testbench_cover_the_same(name: str) -> None:
     assert alone.coverage is not None
     assert harness.coverage.metrics == alone.coverage.metrics
     assert Program(program.ops) == program
+
+
+@pytest.mark.simulator_required
+def test_reads_pick_byte_registers_by_their_lane(tmp_path: Path) -> None:
+    # A 16550 on a 32-bit Wishbone bus picks its byte register by a one-hot sel: a read with
+    # every lane set reaches none of them, a read through each lane reaches each.
+    design = load_design(DATA / "byte_lanes")
+    t, _ = make_target(design, read_interface(design), "heuristic")
+    writes = "".join(f"bus_write wb 0 0x{0x11 << 8 * k:08x} strb={1 << k}\n" for k in range(4))
+    lanes = parse_program("reset\n" + writes + "".join(f"bus_read wb 0 strb={1 << k}\n" for k in range(4)))
+    assert parse_testbench(render_testbench(t, lanes), t) == canonical_program(lanes)
+
+    def read_arms_missed(program: Program, run: str) -> set[int]:
+        result = evaluate_sv(design, render_testbench(t, program), run_dir=tmp_path / run)
+        assert result.status.value == "ok", result.detail
+        assert result.coverage is not None
+        lines = {u.line for u in result.uncovered if u.kind == "line"}
+        return lines & {41, 42, 43, 44}  # the four read arms
+
+    assert read_arms_missed(lanes, "lanes") == set()
+    every = parse_program("reset\n" + writes + "bus_read wb 0\n" * 4)
+    assert read_arms_missed(every, "every") == {41, 42, 43, 44}

@@ -26,6 +26,7 @@ reset
 respond mem seed=7
 bus_write wb 1 0x10
 bus_read wb 2
+bus_read wb 3 strb=2
 set en=1 addr=0x7f
 random 200 0x1f3a pal=60 only=en,addr
 repeat 4 {
@@ -42,7 +43,8 @@ def test_example_round_trips_exactly() -> None:
     assert format_program(program) == EXAMPLE
     check(program, SCOPE)
     assert [o.name for o in program.ops][:3] == ["reset", "respond", "bus_write"]
-    assert program.ops[6].body[0].get("data") == (0x55, 0x1FF)
+    assert program.ops[7].body[0].get("data") == (0x55, 0x1FF)
+    assert program.ops[4].get("strb") == 2
 
 
 def _value(arg_kind: str, draw: st.DrawFn) -> object:
