@@ -15,7 +15,7 @@ from agent.heuristic.spec_hints import literals, mine_spec
 from agent.heuristic.stimulus import Clock, Field, Hints, Layout, Signal
 from agent.program import sv_ifaces
 from agent.program.interfaces import recognise
-from agent.program.ops import check
+from agent.program.ops import Program, check, op
 from agent.program.target import Target
 from sim.analysis.expr_points import split_terms
 from sim.analysis.write_ports import WritePort
@@ -139,3 +139,77 @@ def test_split_is_fixed_and_disjoint_and_scored() -> None:
     reach = engine_split.reachable_row(rows["a"], 3, {"line": 100.0, "expr": 95.0, "overall": 97.5})
     assert (reach["dead_points"], reach["reachable_overall"], reach["reachable_pass"]) == (3, 97.5, False)
     assert reach["reachable_metrics"] == {"line": 100.0, "expr": 95.0}
+
+
+def _layout(ports: str) -> Layout:
+    """A layout from '>input[bits] <output' words (a clock `clk`, a reset `rst`)."""
+    signals, fields = [Signal("clk", "input", 1)], []
+    for item in ports.split():
+        name, _, width = item[1:].partition("[")
+        bits = int(width.rstrip("]") or 1)
+        signals.append(Signal(name, "input" if item[0] == ">" else "output", bits))
+        if item[0] == ">":
+            fields.append(Field(name, bits, reset=name == "rst"))
+    return Layout("soc", "dut", tuple(fields), (Clock("clk", 5),), tuple(signals))
+
+
+def test_a_command_packet_goes_with_the_data_stream_valid_and_the_lines_high() -> None:
+    # i2c_master's shape: a command stream whose writes take bytes from a second stream,
+    # open-drain line inputs and a prescaler outside every interface.
+    layout = _layout(">rst >s_axis_cmd_address[7] >s_axis_cmd_read >s_axis_cmd_valid <s_axis_cmd_ready "
+                     ">s_axis_data_tdata[8] >s_axis_data_tvalid <s_axis_data_tready >s_axis_data_tlast "
+                     ">scl_i >sda_i >prescale[16] <scl_o <sda_o")
+    t = Target(layout, recognise(layout), {})
+    cmd, data = (t.interfaces.named(n) for n in ("s_axis_cmd", "s_axis_data"))
+    (context,) = moves.stream_context(random.Random(3), t, cmd, sides=1)
+    values = dict(context.args)
+    assert values["s_axis_data_tvalid"] == 1
+    assert 0 <= values["s_axis_data_tdata"] < 256
+    assert values["scl_i"] == values["sda_i"] == 1
+    assert values["prescale"] in (1, 2, 4)  # a divisor kept small: transfers end in the budget
+    assert "s_axis_cmd_valid" not in values  # the packet's own stream is the send's
+    (other,) = moves.stream_context(random.Random(3), t, data, sides=0)
+    assert dict(other.args)["s_axis_cmd_valid"] == 1
+    assert dict(other.args)["scl_i"] == 0
+    scenarios = dict(sc.scenarios(random.Random(1), t, Hints(palettes=t.palettes)))
+    in_context = scenarios["stream in context"]
+    check(in_context, t.scope)
+    assert [o.name for o in in_context.ops].count("send") == 6  # three packets per stream
+
+
+def test_long_serial_scenarios_keep_whole_passes_and_read_after_each() -> None:
+    # wbuart's shape: four registers behind Wishbone, a serial input and output.
+    layout = _layout(">rst >i_wb_cyc >i_wb_stb >i_wb_we >i_wb_addr[2] >i_wb_data[32] >i_wb_sel[4] "
+                     "<o_wb_ack <o_wb_stall <o_wb_data[32] >i_uart_rx <o_uart_tx")
+    t = Target(layout, recognise(layout, params={"CLKS_PER_BIT": 25}), {})
+    scenarios = sc.scenarios(random.Random(2), t, Hints(palettes=t.palettes))
+    errors = [p for n, p in scenarios if n.startswith("serial errors")]
+    assert 2 <= len(errors) <= 3  # six mode words, whole passes, no program trimmed
+    frames = 0
+    for program in errors:
+        check(program, t.scope)
+        assert moves.fits(t, program)
+        names = [o.name for o in program.ops]
+        assert names[-1] == "bus_burst"  # each pass ends reading then writing every register
+        for i, o in enumerate(program.ops):
+            if o.name == "serial":
+                frames += 1
+                assert program.ops[i - 1].name == "hold"  # the line idles before each pair
+    assert frames == sc.MODE_WORDS * len(sc.ERROR_FRAMES)  # every mode word's pass kept whole
+    assert ("even", 2) in sc.ERROR_FRAMES
+    assert ("odd", 2) in sc.ERROR_FRAMES
+    rests = dict(scenarios)["stimulus with rests"]
+    assert [o.name for o in rests.ops].count("hold") >= 3
+
+
+def test_packed_passes_start_each_part_with_the_head_and_stop_at_most() -> None:
+    layout = _layout(">rst >a[4]")
+    t = Target(layout, recognise(layout), {})
+    head = [op("reset")]
+    blocks = [[op("hold", 10)] * 20 for _ in range(5)]
+    parts = sc._packed(t, "p", head, blocks, 2)
+    assert [n for n, _ in parts] == ["p 1/2", "p 2/2"]
+    for _, program in parts:
+        assert program.ops[0].name == "reset"
+        assert len(program.ops) == 41
+    assert sc._packed(t, "q", head, blocks[:1], 3) == [("q", Program((*head, *blocks[0])))]
