@@ -84,13 +84,16 @@ def _packed(
 def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Program]]:
     """The first programs: one per kind of use the design's interfaces suggest, most general first.
 
-    - `stimulus`: corner values, walking bits, mixed and slow random (any design);
+    - `stimulus`: corner values, walking bits, mixed and slow random (any design); with a bus
+      also random bursts with rests between;
     - `setup`: tables and registers written through their write ports, then the datapath;
     - `bus`: every register read, written with mined or small values, read back, then a mix;
     - `serial`: registers written with the bit period (a divisor takes it, a reset bit clears),
-      frames sent at that period, then the same with the design's own output looped back;
+      frames sent at that period, frames with errors under six mode words, then the same with
+      the design's own output looped back (passes packed whole into a few programs);
     - `requester`: memory answered with decodable words, time to run (a CPU executes);
-    - `stream`: packets on every stream with the outputs drained.
+    - `stream`: packets on every stream with the outputs drained, then long packets with the
+      other streams offering data and the side inputs set (`moves.stream_context`).
     """
     ifs = t.interfaces
     out: list[tuple[str, Program]] = []
