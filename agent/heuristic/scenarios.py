@@ -261,7 +261,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                     *(op("bus_write", bus.name, a, period) for a in bus.addresses[:8]),
                     op("hold", 2 * idle),
                 ]
-                for _ in range(3):  # passes: every FIFO entry and bit goes both ways
+                for _ in range(2):  # passes: every FIFO entry and bit goes both ways
                     ops += [
                         op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)),
                         op("hold", 220 * period),
@@ -270,6 +270,17 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                         op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0)
                         for a in bus.addresses[:8]
                     ]
+                # Then under pressure: writes for several frame times into a full FIFO (the
+                # transmitter takes one while a write arrives), then reads for several frame
+                # times while frames come back (the receiver writes while a read takes one).
+                ops += [
+                    op("bus_burst", bus.name, target_addr, 256, seed=seed(rng)),
+                    *(
+                        op("bus_burst", bus.name, a, 64, seed=seed(rng), write=0)
+                        for a in bus.addresses[:8]
+                    ),
+                    op("hold", 220 * period),
+                ]
                 out.append((f"serial loopback @{target_addr:#x}", Program(tuple(ops))))
             # The same under each of the six mode words (data bits, parity, stop bits of a
             # configuration register), one program per address again.
