@@ -208,12 +208,11 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                 ]
             ops.append(op("hold", 12 * value * multiple))
             out.append((f"serial divisor x{multiple}", Program(tuple(ops))))
-        # Frames the receiver must reject: mode words above the period (six, so that every pair
-        # of mode bits, say parity on and two stop bits, goes both ways), then frames with
-        # either parity and missing stop bits.
-        # After each pass every register is read (the error flags, before the next
-        # configuration write clears them), then written with random half-words (an error
-        # flag bit written 0 keeps it, 1 clears it), the first register (often the
+        # Frames the receiver must reject: one pass per mode word above the period (six, so that
+        # every pair of mode bits, say parity on and two stop bits, goes both ways), each with
+        # the `ERROR_FRAMES`; after each pass every register is read (the error flags, before
+        # the next configuration write clears them), then written with random half-words (an
+        # error flag bit written 0 keeps it, 1 clears it), the first register (often the
         # configuration) last.
         words = {b.name: mode_words(rng, max(8, b.data_bits), period) for b in ifs.buses}
         passes: list[list[Op]] = []

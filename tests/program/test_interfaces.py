@@ -2,28 +2,14 @@
 
 from __future__ import annotations
 
-from agent.heuristic.stimulus import Clock, Field, Layout, Signal
+from port_layouts import layout
+
 from agent.program.interfaces import (
     as_mask,
     recognise,
     split_name,
     stream_payload_roles,
 )
-
-
-def layout(top: str, ports: str, resets: dict[str, bool], clock: str = "clk") -> Layout:
-    """`>name[w]` inputs and `<name[w]` outputs, as `benchwright sim` prints interfaces."""
-    signals: list[Signal] = []
-    fields: list[Field] = []
-    for item in ports.split():
-        direction = "input" if item[0] == ">" else "output"
-        name, _, width = item[1:].partition("[")
-        bits = int(width.rstrip("]") or 1)
-        signals.append(Signal(name, direction, bits))
-        if direction == "input" and name != clock:
-            fields.append(Field(name, bits, (), False, name in resets, resets.get(name, False)))
-    return Layout(top, "dut", tuple(fields), (Clock(clock, 5),), tuple(signals))
-
 
 WBUART = layout("wbuart", ">i_clk >i_reset >i_wb_cyc >i_wb_stb >i_wb_we >i_wb_addr[2] >i_wb_data[32] >i_wb_sel[4] "
                 "<o_wb_stall <o_wb_ack <o_wb_data[32] >i_uart_rx <o_uart_tx >i_cts_n <o_rts_n <o_uart_rx_int",
