@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import shutil
 import sys
 from typing import BinaryIO
 
@@ -41,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
         ls.start_io(sys.stdin.buffer, rpc)
     finally:
         ls.shutdown_jobs()
+        # The lint shadow folder lives only as long as this server: one per editor session otherwise piles up in /tmp.
+        shutil.rmtree(ls.shadow_dir, ignore_errors=True)
     return 0
 
 

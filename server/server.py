@@ -89,9 +89,9 @@ class BenchwrightServer(LanguageServer):
         self.accepted: dict[str, Path] = {}
         """Last accepted proposal's file per design root."""
         self.resim_tasks: dict[str, asyncio.Task[None]] = {}
+        """Pending re-simulations from watched-file events, per design root."""
         self.sim_fingerprints: dict[str, str] = {}
         """Content hash of the RTL + testbench each design was last simulated with."""
-        """Pending re-simulations from watched-file events, per design root."""
         self.jobs = Jobs()
         """Simulations and episodes."""
         self.module_index = ModuleIndex()
@@ -99,7 +99,7 @@ class BenchwrightServer(LanguageServer):
         self.commands: deque[tuple[str, str]] = deque(maxlen=MAX_COMMAND_LINES)
         """(what, command line) of recent child processes, for doctor."""
         self.shadow_dir = Path(tempfile.mkdtemp(prefix="benchwright-lsp-"))
-        """Private folder for unsaved buffers being linted."""
+        """Private folder for unsaved buffers being linted (removed when the server exits)."""
         self.busy: dict[p.State, int] = {"linting": 0, "simulating": 0, "generating": 0}
         """How many of each activity are in flight."""
         self.last_state: p.State = "idle"

@@ -261,6 +261,24 @@ async def test_exit_during_a_simulation_is_prompt(workspace: Path, cache_dir: Pa
     assert session.recorder.coverage == []
 
 
+async def test_the_lint_shadow_folder_goes_with_the_server(workspace: Path, cache_dir: Path, tmp_path: Path) -> None:
+    # Each server keeps unsaved buffers in a private temporary folder; one was left per editor session.
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    session, stop = await start_session(workspace, cache_dir, {"benchwright": {"lint": {"debounceMs": 0}}},
+                                        extra_env={"TMPDIR": str(temp)})
+    try:
+        path = rtl(session)
+        await session.diagnostics(session.open(path, path.read_text() + "\n"))
+        assert [p.name.startswith("benchwright-lsp-") for p in temp.iterdir()] == [True]
+    finally:
+        await asyncio.wait_for(stop(), 30)
+    server = session.client._server
+    assert server is not None
+    await asyncio.wait_for(server.wait(), 30)
+    assert list(temp.iterdir()) == []
+
+
 async def test_ambiguous_top_is_announced_once_then_the_picked_top_simulates(tmp_path: Path, cache_dir: Path) -> None:
     # Two UARTs share a FIFO and nothing ties either to a top: opening the FIFO must ask which
     # one (the editor's picker), once; with the pick in the settings, saving simulates that top.
