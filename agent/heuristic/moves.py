@@ -34,6 +34,15 @@ def seed(rng: random.Random) -> int:
     return rng.randrange(1, 1 << 32)
 
 
+def seeds(rng: random.Random, n: int) -> list[int]:
+    """`n` consecutive non-zero 32-bit seeds, one per register of a sweep.
+
+    The final testbench writes such a run as one loop (`seed + i`).
+    """
+    base = rng.randrange(1, (1 << 32) - n)
+    return [base + i for i in range(n)]
+
+
 # ---------------------------------------------------------------------------- cycle estimates
 
 

@@ -18,6 +18,7 @@ from agent.heuristic.moves import (
     gen_slow,
     only_loud,
     seed,
+    seeds,
     serial_period,
     side_inputs,
     stream_context,
@@ -154,15 +155,8 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
             *base,
             *settle,
             *(
-                op(
-                    "bus_burst",
-                    bus.name,
-                    a,
-                    8,
-                    seed=seed(rng),
-                    bits=max(1, bus.data_bits),
-                )
-                for a in addrs
+                op("bus_burst", bus.name, a, 8, seed=s, bits=max(1, bus.data_bits))
+                for a, s in zip(addrs, seeds(rng, len(addrs)), strict=True)
             ),
         ]
         ops += [
@@ -186,9 +180,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
             ]
         ops.append(op("hold", 12 * period))
         for bus in ifs.buses:
-            ops += [
-                op("bus_read", bus.name, a) for a in bus.addresses[:8] for _ in range(2)
-            ]
+            ops += [op("bus_read", bus.name, a) for _ in range(2) for a in bus.addresses[:8]]
         out.append(("serial", Program(tuple(ops))))
         divisors = divisor_inputs(t)
         for multiple in DIVISOR_MULTIPLES if divisors else ():
@@ -237,14 +229,12 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                     )
             ops.append(op("hold", 12 * period))
             for bus in ifs.buses:
-                ops += [
-                    op("bus_burst", bus.name, a, 2, seed=seed(rng), write=0)
-                    for a in bus.addresses[:8]
-                ]
-                ops += [
-                    op("bus_burst", bus.name, a, 2, seed=seed(rng), bits=min(16, max(1, bus.data_bits)))
-                    for a in reversed(bus.addresses[:8])
-                ]
+                regs = bus.addresses[:8]
+                ops += [op("bus_burst", bus.name, a, 2, write=0) for a in regs]
+                ops += reversed([
+                    op("bus_burst", bus.name, a, 2, seed=s, bits=min(16, max(1, bus.data_bits)))
+                    for a, s in zip(regs, seeds(rng, len(regs)), strict=True)
+                ])
             passes.append(ops)
         out += _packed(t, "serial errors", list(base), passes, 3)
         looped = [s for s in ifs.serials if s.partner]
@@ -265,19 +255,13 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                         op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)),
                         op("hold", 220 * period),
                     ]
-                    ops += [
-                        op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0)
-                        for a in bus.addresses[:8]
-                    ]
+                    ops += [op("bus_burst", bus.name, a, 20, write=0) for a in bus.addresses[:8]]
                 # Then under pressure: writes for several frame times into a full FIFO (the
                 # transmitter takes one while a write arrives), then reads for several frame
                 # times while frames come back (the receiver writes while a read takes one).
                 ops += [
                     op("bus_burst", bus.name, target_addr, 256, seed=seed(rng)),
-                    *(
-                        op("bus_burst", bus.name, a, 64, seed=seed(rng), write=0)
-                        for a in bus.addresses[:8]
-                    ),
+                    *(op("bus_burst", bus.name, a, 64, write=0) for a in bus.addresses[:8]),
                     op("hold", 220 * period),
                 ]
                 out.append((f"serial loopback @{target_addr:#x}", Program(tuple(ops))))
@@ -302,10 +286,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                             assigns("set", dict.fromkeys(sides, then)),
                         ]
                     ops.append(op("hold", 260 * period))
-                    ops += [
-                        op("bus_burst", bus.name, a, 20, seed=seed(rng), write=0)
-                        for a in bus.addresses[:8]
-                    ]
+                    ops += [op("bus_burst", bus.name, a, 20, write=0) for a in bus.addresses[:8]]
                     passes.append(ops)
                 out += _packed(
                     t,

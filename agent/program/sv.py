@@ -295,17 +295,8 @@ def op_sv(t: Target, op: Op) -> str:
                f"// {op.word('pattern')}"
     if n in ("bus_write", "bus_read", "bus_burst"):
         bus = ifs.named(op.word("bus"))
-        a = _lit(max(1, bus.addr_bits), op.num("addr"))
-        if n == "bus_read":
-            if op.num("strb") == 0xFF:  # every lane: the task's default
-                return f"{bus.name}_read({a});"
-            return f"{bus.name}_read({a}, {_lit(max(1, bus.data_bits // 8), op.num('strb'))});"
-        if n == "bus_burst":
-            what = "random writes" if op.num("write") else "reads"
-            return (f"{bus.name}_burst({a}, {op.num('count')}, {_seed(op.num('seed'))}, 1'b{op.num('write')}, "
-                    f"{op.num('bits')});  // {what}")
-        d = _lit(max(1, bus.data_bits), op.num("data"))
-        return f"{bus.name}_write({a}, {d}, {_lit(max(1, bus.data_bits // 8), op.num('strb'))});"
+        seed = _seed(op.num("seed")) if n == "bus_burst" else ""
+        return _bus_call(bus, op, _lit(max(1, bus.addr_bits), op.num("addr")), seed)
     if n == "send":
         return f"{op.word('stream')}_send({op.num('beats')}, {_seed(op.num('seed'))}, {op.num('gap')}, {op.num('lane')});"
     if n == "sink":
@@ -325,19 +316,99 @@ def op_sv(t: Target, op: Op) -> str:
     raise ValueError(f"no SV form for {n!r}")
 
 
+def _bus_call(bus: Iface, op: Op, addr: str, seed: str) -> str:
+    """A bus operation as a call, its address and (a burst's) seed given as SV expressions."""
+    if op.name == "bus_read":
+        if op.num("strb") == 0xFF:  # every lane: the task's default
+            return f"{bus.name}_read({addr});"
+        return f"{bus.name}_read({addr}, {_lit(max(1, bus.data_bits // 8), op.num('strb'))});"
+    if op.name == "bus_burst":
+        what = "random writes" if op.num("write") else "reads"
+        return (f"{bus.name}_burst({addr}, {op.num('count')}, {seed}, 1'b{op.num('write')}, "
+                f"{op.num('bits')});  // {what}")
+    d = _lit(max(1, bus.data_bits), op.num("data"))
+    return f"{bus.name}_write({addr}, {d}, {_lit(max(1, bus.data_bits // 8), op.num('strb'))});"
+
+
 def _bits(t: Target, port: str) -> int:
     return next((s.width for s in t.layout.ports if s.name == port), 1)
 
 
-def program_sv(t: Target, ops: Sequence[Op], depth: int = 1) -> list[str]:
-    """The program's calls, one operation per line (blocks indented)."""
+def _sweep(t: Target, ops: Sequence[Op], k: int) -> tuple[int, str] | None:
+    """The run of bus operations at `ops[k]` over every register, as one loop line (or None).
+
+    Returns (operations the line stands for, the line). The run visits `ifc.sweep_registers`
+    in order or in reverse. The same operation on every register is how scenarios configure and drain a device; one
+    loop over the register list reads as that, and keeps the testbench short enough to hold
+    more programs. The operations must agree in everything but the address, except a burst's
+    seed, which may be a base plus the register's index in the list (every register gets its
+    own data).
+    """
+    first = ops[k]
+    if first.name not in ("bus_write", "bus_read", "bus_burst"):
+        return None
+    bus = t.interfaces.named(first.word("bus"))
+    regs = ifc.sweep_registers(bus)
+    n = len(regs)
+    run = ops[k:k + n]
+    if n < ifc.MIN_SWEEP or len(run) < n:
+        return None
+    addrs = [o.num("addr") if o.name == first.name and o.word("bus") == bus.name else -1 for o in run]
+    if addrs == list(regs):
+        index = list(range(n))
+    elif addrs == list(reversed(regs)):
+        index = list(reversed(range(n)))
+    else:
+        return None
+
+    def rest(o: Op) -> tuple[tuple[str, Value], ...]:
+        return tuple(sorted((a, o.get(a)) for a in ("data", "strb", "count", "write", "bits")
+                            if any(x.name == a for x in BY_NAME[o.name].args)))
+
+    if any(rest(o) != rest(first) for o in run):
+        return None
+    seed = ""
+    if first.name == "bus_burst":
+        seed = _seed(first.num("seed"))
+        seeds = [o.num("seed") for o in run]
+        base = seeds[0] - index[0]
+        if all(s == seeds[0] for s in seeds):
+            pass
+        elif base >= 1 and all(s == base + i for s, i in zip(seeds, index, strict=True)):
+            seed = f"{_seed(base)} + bw_i"
+        else:
+            return None
+    regs_name = ifc.sweep_name(bus)
+    call = _bus_call(bus, first, f"{regs_name}[bw_i]", seed)
+    loop = (f"foreach ({regs_name}[bw_i])" if index[0] == 0
+            else f"for (int bw_i = {n - 1}; bw_i >= 0; bw_i--)")
+    return n, f"{loop} {call}"
+
+
+def program_sv(t: Target, ops: Sequence[Op], depth: int = 1, *, comments: dict[int, str] | None = None) -> list[str]:
+    """The program's calls, one operation per line (blocks indented).
+
+    The same bus operation on every register is one loop line (`_sweep`). `comments`: a
+    comment line before an operation (by index).
+    """
     lines: list[str] = []
     pad = "  " * depth
-    for op in ops:
+    comments = comments or {}
+    k = 0
+    while k < len(ops):
+        op = ops[k]
+        if k in comments:
+            lines.append(f"{pad}// {comments[k]}")
+        sweep = _sweep(t, ops, k)
+        if sweep is not None and not any(j in comments for j in range(k + 1, k + sweep[0])):
+            lines.append(pad + sweep[1])
+            k += sweep[0]
+            continue
         lines.append(pad + op_sv(t, op))
         if op.name == "repeat":
             lines += program_sv(t, op.body, depth + 1)
             lines.append(pad + "end")
+        k += 1
     return lines
 
 
@@ -349,12 +420,7 @@ def render_testbench(t: Target, program: Program, *, title: str = "", notes: Seq
     (what each part of the program reaches).
     """
     used = _used(t, program)
-    comments = dict(phases)
-    body_lines: list[str] = []
-    for k, op in enumerate(program.ops):
-        if k in comments:
-            body_lines.append(f"  // {comments[k]}")
-        body_lines += program_sv(t, (op,))
+    body_lines = program_sv(t, program.ops, comments=dict(phases))
     init = " ".join(_init(_restricted(t, used)))
     body = ["initial begin", f"  {init}", f"  {BEGIN_MARK}", *body_lines, f"  {END_MARK}", "  $finish;", "end"]
     header = [f"// Testbench for {t.layout.top}: {title or 'a stimulus program found by the Benchwright engine'}",
@@ -455,6 +521,29 @@ def _line_op(t: Target, line: str) -> Op | None:
     return None
 
 
+_LOOP = re.compile(r"(?:foreach \((\w+)\[bw_i\]\)|for \(int bw_i = (\d+); bw_i >= 0; bw_i--\)) (.*)")
+
+
+def _sweep_ops(t: Target, line: str) -> list[Op] | None:
+    """The operations a loop line of `_sweep` stands for (None for any other line)."""
+    m = _LOOP.fullmatch(line)
+    if m is None:
+        return None
+    call = m.group(3)
+    bus = next(b for b in t.interfaces.buses if f"{ifc.sweep_name(b)}[bw_i]" in call)
+    regs = ifc.sweep_registers(bus)
+    order = range(len(regs)) if m.group(1) else reversed(range(int(m.group(2)) + 1))
+    ops = []
+    for i in order:
+        text = call.replace(f"{ifc.sweep_name(bus)}[bw_i]", f"'h{regs[i]:x}")
+        text = re.sub(r"(\d*'h[0-9a-fA-F]+) \+ bw_i", lambda s, i=i: f"'h{_num(s.group(1)) + i:x}", text)
+        op = _line_op(t, text)
+        if op is None:
+            raise ValueError(f"not a loop of bus calls: {line}")
+        ops.append(op)
+    return ops
+
+
 def parse_testbench(text: str, t: Target) -> Program | None:
     """The program of a testbench `render_testbench` wrote for this target (None for any other text)."""
     if f"module tb_{t.layout.top};" not in text or BEGIN_MARK not in text or END_MARK not in text:
@@ -466,6 +555,10 @@ def parse_testbench(text: str, t: Target) -> Program | None:
         for raw in body.splitlines():
             line = raw.strip()
             if not line or line.startswith("//"):
+                continue
+            swept = _sweep_ops(t, line)
+            if swept is not None:
+                stack[-1] += swept
                 continue
             if line == "end":
                 if not headers:

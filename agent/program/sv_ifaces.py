@@ -11,7 +11,7 @@ non-blocking updates land), inputs change at the negedge, as everywhere in the t
 from __future__ import annotations
 
 from agent.program.interfaces import FIELD_ROLE, Iface, stream_payload_roles
-from agent.program.sv_common import palette_of
+from agent.program.sv_common import hexlit, palette_of
 from agent.program.target import MEM_WORDS, TIMEOUT, Target
 
 
@@ -30,8 +30,28 @@ def _sets(pairs: list[tuple[str, str]]) -> str:
 # ---------------------------------------------------------------------------- buses the design serves
 
 
+SWEEP_REGISTERS = 8
+"""Registers a sweep visits: the first of a bus's discovered addresses (what scenarios configure)."""
+
+MIN_SWEEP = 3
+"""Fewest registers worth a loop (two calls read as well as a loop line and its list)."""
+
+
+def sweep_registers(bus: Iface) -> tuple[int, ...]:
+    """The register addresses a loop over the bus visits, in the order scenarios use them."""
+    return bus.addresses[:SWEEP_REGISTERS]
+
+
+def sweep_name(bus: Iface) -> str:
+    """The SV constant listing `sweep_registers(bus)`."""
+    return f"BW_{bus.name.upper()}_REGS"
+
+
 def bus_tasks(t: Target, bus: Iface) -> list[str]:
-    """`<bus>_write` and `<bus>_read` for one Wishbone, AXI4-Lite or APB slave."""
+    """`<bus>_write`, `<bus>_read` and `<bus>_burst` for one Wishbone, AXI4-Lite or APB slave.
+
+    Also the list of its registers (`sweep_registers`) that loops of the program walk.
+    """
     aw = max(1, bus.addr_bits)
     dw = max(1, bus.data_bits)
     sw = max(1, dw // 8)
@@ -45,6 +65,10 @@ def bus_tasks(t: Target, bus: Iface) -> list[str]:
              f"  bw_state = bw_seed; repeat (bw_n) {name}_xfer(bw_w, bw_a, bw_w ? {dw}'(bw_bits(bw_nbits)) : '0, '1);",
              "endtask"]
     body = {"wishbone": _wishbone, "axil": _axil, "apb": _apb}[bus.kind](t, bus)
+    regs = sweep_registers(bus)
+    if len(regs) >= MIN_SWEEP:
+        listed = ", ".join(hexlit(aw, a) for a in regs)
+        lines.append(f"localparam logic [{aw - 1}:0] {sweep_name(bus)} [{len(regs)}] = '{{{listed}}};")
     return [f"task automatic {name}_xfer(input bit bw_w, {head});", *body, "endtask", *lines]
 
 

@@ -14,11 +14,15 @@ from agent.program.interfaces import recognise
 from agent.program.ops import Program, check
 from agent.program.rng import random_steps
 from agent.program.sv import (
+    BEGIN_MARK,
+    END_MARK,
     HARNESS_TOP,
+    op_sv,
     parse_testbench,
     render_harness,
     render_testbench,
 )
+from agent.program.sv_ifaces import sweep_registers
 from agent.program.target import Target
 from agent.program.text import canonical_program, parse_program
 from sim.analysis.interface import read_interface
@@ -103,6 +107,31 @@ def test_unused_interfaces_stay_out_of_the_testbench() -> None:
     assert parse_testbench("module tb_soc; endmodule", t) is None
 
 
+def _sweeps(bus: str, regs: tuple[int, ...]) -> str:
+    """Every register written, bursts in reverse with consecutive seeds, reads, then a broken run."""
+    text = "".join(f"bus_write {bus} {a:#x} 0x19\n" for a in regs)
+    text += "".join(f"bus_burst {bus} {a:#x} 2 seed={0x70 + i:#x} bits=16\n" for i, a in reversed(list(enumerate(regs))))
+    text += "".join(f"bus_burst {bus} {a:#x} 20 write=0\n" for a in regs)
+    return text + "".join(f"bus_read {bus} {a:#x}\n" for a in regs[1:])
+
+
+def test_the_same_call_on_every_register_is_one_loop() -> None:
+    t = _target()
+    regs = sweep_registers(t.interfaces.named("wb"))
+    program = parse_program("reset\n" + _sweeps("wb", regs))
+    tb = render_testbench(t, program)
+    assert "localparam logic [1:0] BW_WB_REGS [4] = '{2'h0, 2'h1, 2'h2, 2'h3};" in tb
+    loops = [line.strip() for line in tb.splitlines() if "bw_i" in line and "REGS [" not in line]
+    assert loops == [
+        "foreach (BW_WB_REGS[bw_i]) wb_write(BW_WB_REGS[bw_i], 32'h00000019, 4'hf);",
+        "for (int bw_i = 3; bw_i >= 0; bw_i--) wb_burst(BW_WB_REGS[bw_i], 2, 32'h70 + bw_i, 1'b1, 16);  "
+        "// random writes",
+        "foreach (BW_WB_REGS[bw_i]) wb_burst(BW_WB_REGS[bw_i], 20, 32'h1, 1'b0, 8);  // reads",
+    ]
+    assert tb.count("wb_read(2'h") == 3  # a run missing a register stays one call per line
+    assert parse_testbench(tb, t) == canonical_program(program)
+
+
 @pytest.mark.simulator_required
 def test_the_testbench_draws_exactly_what_rng_py_draws(tmp_path: Path) -> None:
     design = load_design(DATA / "passthru")
@@ -182,3 +211,26 @@ def test_reads_pick_byte_registers_by_their_lane(tmp_path: Path) -> None:
     assert read_arms_missed(lanes, "lanes") == set()
     every = parse_program("reset\n" + writes + "bus_read wb 0\n" * 4)
     assert read_arms_missed(every, "every") == {41, 42, 43, 44}
+
+
+@pytest.mark.simulator_required
+def test_register_loops_cover_what_the_calls_cover(tmp_path: Path) -> None:
+    # The loops are only a shorter way to write the same transactions: Verilator compiles
+    # them and the design sees exactly what one call per line gives it.
+    design = load_design(DATA / "byte_lanes")
+    t, _ = make_target(design, read_interface(design), "heuristic")
+    program = parse_program("reset\n" + _sweeps("wb", sweep_registers(t.interfaces.named("wb"))))
+    looped = render_testbench(t, program)
+    assert looped.count("bw_i]) ") == 2
+    head, rest = looped.split(BEGIN_MARK)
+    calls = "\n".join(f"    {op_sv(t, o)}" for o in program.ops)
+    unrolled = f"{head}{BEGIN_MARK}\n{calls}\n    {END_MARK}{rest.split(END_MARK)[1]}"
+    assert "bw_i]) " not in unrolled
+
+    def covered(tb: str, run: str) -> tuple[int, ...]:
+        result = evaluate_sv(design, tb, run_dir=tmp_path / run)
+        assert result.status.value == "ok", result.detail
+        assert result.coverage is not None
+        return tuple(m.covered for m in result.coverage.metrics.values())
+
+    assert covered(looped, "looped") == covered(unrolled, "unrolled")
