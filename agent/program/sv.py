@@ -338,11 +338,11 @@ def _sweep(t: Target, ops: Sequence[Op], k: int) -> tuple[int, str] | None:
     """The run of bus operations at `ops[k]` over every register, as one loop line (or None).
 
     Returns (operations the line stands for, the line). The run visits `ifc.sweep_registers`
-    in order or in reverse. The same operation on every register is how scenarios configure and drain a device; one
-    loop over the register list reads as that, and keeps the testbench short enough to hold
-    more programs. The operations must agree in everything but the address, except a burst's
-    seed, which may be a base plus the register's index in the list (every register gets its
-    own data).
+    in order or in reverse. The same operation on every register is how scenarios configure
+    and drain a device; one loop over the register list reads as that, and keeps the
+    testbench short enough to hold more programs. The operations must agree in everything
+    but the address, except a burst's seed, which may be a base plus the register's index in
+    the list (every register gets its own data).
     """
     first = ops[k]
     if first.name not in ("bus_write", "bus_read", "bus_burst"):
@@ -530,7 +530,9 @@ def _sweep_ops(t: Target, line: str) -> list[Op] | None:
     if m is None:
         return None
     call = m.group(3)
-    bus = next(b for b in t.interfaces.buses if f"{ifc.sweep_name(b)}[bw_i]" in call)
+    bus = next((b for b in t.interfaces.buses if f"{ifc.sweep_name(b)}[bw_i]" in call), None)
+    if bus is None:
+        raise ValueError(f"a loop over no register list of this design: {line}")
     regs = ifc.sweep_registers(bus)
     order = range(len(regs)) if m.group(1) else reversed(range(int(m.group(2)) + 1))
     ops = []

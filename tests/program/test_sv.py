@@ -130,6 +130,7 @@ def test_the_same_call_on_every_register_is_one_loop() -> None:
     ]
     assert tb.count("wb_read(2'h") == 3  # a run missing a register stays one call per line
     assert parse_testbench(tb, t) == canonical_program(program)
+    assert parse_testbench(tb.replace("BW_WB_REGS[bw_i]", "BW_XX_REGS[bw_i]"), t) is None
 
 
 @pytest.mark.simulator_required
