@@ -99,7 +99,10 @@ def _library(t: Target, used: dict[str, set[str]] | None, palettes: bool) -> lis
         for iface in ifaces:
             if not every and iface.name not in (used or {}).get(kind, set()):
                 continue
-            lines += {"bus": ifc.bus_tasks, "stream": ifc.stream_task, "sink": ifc.sink_lines,
+            if kind == "bus":
+                lines += ifc.bus_tasks(t, iface, listed=every or iface.name in (used or {}).get("sweep", set()))
+                continue
+            lines += {"stream": ifc.stream_task, "sink": ifc.sink_lines,
                       "responder": ifc.responder_lines, "serial": ifc.serial_task}[kind](t, iface)
     ports = [name for name, _ in t.interfaces.ports if every or name in (used or {}).get("port", set())]
     if ports:
@@ -421,6 +424,9 @@ def render_testbench(t: Target, program: Program, *, title: str = "", notes: Seq
     """
     used = _used(t, program)
     body_lines = program_sv(t, program.ops, comments=dict(phases))
+    # A bus's register list is declared only when a loop walks it.
+    used["sweep"] = {b.name for b in t.interfaces.buses
+                     if any(f"{ifc.sweep_name(b)}[bw_i]" in line for line in body_lines)}
     init = " ".join(_init(_restricted(t, used)))
     body = ["initial begin", f"  {init}", f"  {BEGIN_MARK}", *body_lines, f"  {END_MARK}", "  $finish;", "end"]
     header = [f"// Testbench for {t.layout.top}: {title or 'a stimulus program found by the Benchwright engine'}",

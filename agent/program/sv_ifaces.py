@@ -47,10 +47,10 @@ def sweep_name(bus: Iface) -> str:
     return f"BW_{bus.name.upper()}_REGS"
 
 
-def bus_tasks(t: Target, bus: Iface) -> list[str]:
+def bus_tasks(t: Target, bus: Iface, *, listed: bool = True) -> list[str]:
     """`<bus>_write`, `<bus>_read` and `<bus>_burst` for one Wishbone, AXI4-Lite or APB slave.
 
-    Also the list of its registers (`sweep_registers`) that loops of the program walk.
+    `listed`: also the list of its registers (`sweep_registers`) that loops of the program walk.
     """
     aw = max(1, bus.addr_bits)
     dw = max(1, bus.data_bits)
@@ -66,9 +66,9 @@ def bus_tasks(t: Target, bus: Iface) -> list[str]:
              "endtask"]
     body = {"wishbone": _wishbone, "axil": _axil, "apb": _apb}[bus.kind](t, bus)
     regs = sweep_registers(bus)
-    if len(regs) >= MIN_SWEEP:
-        listed = ", ".join(hexlit(aw, a) for a in regs)
-        lines.append(f"localparam logic [{aw - 1}:0] {sweep_name(bus)} [{len(regs)}] = '{{{listed}}};")
+    if listed and len(regs) >= MIN_SWEEP:
+        values = ", ".join(hexlit(aw, a) for a in regs)
+        lines.append(f"localparam logic [{aw - 1}:0] {sweep_name(bus)} [{len(regs)}] = '{{{values}}};")
     return [f"task automatic {name}_xfer(input bit bw_w, {head});", *body, "endtask", *lines]
 
 

@@ -131,6 +131,8 @@ def test_the_same_call_on_every_register_is_one_loop() -> None:
     assert tb.count("wb_read(2'h") == 3  # a run missing a register stays one call per line
     assert parse_testbench(tb, t) == canonical_program(program)
     assert parse_testbench(tb.replace("BW_WB_REGS[bw_i]", "BW_XX_REGS[bw_i]"), t) is None
+    # Without a loop the list is not declared.
+    assert "BW_WB_REGS" not in render_testbench(t, parse_program("reset\nbus_read wb 0x1\nbus_read wb 0x2\n"))
 
 
 @pytest.mark.simulator_required
