@@ -364,19 +364,17 @@ def _sweep(t: Target, ops: Sequence[Op], k: int) -> tuple[int, str] | None:
     else:
         return None
 
-    def rest(o: Op) -> tuple[tuple[str, Value], ...]:
-        return tuple(sorted((a, o.get(a)) for a in ("data", "strb", "count", "write", "bits")
-                            if any(x.name == a for x in BY_NAME[o.name].args)))
+    def rest(o: Op) -> tuple[Value, ...]:  # every argument but the bus, the address and the seed
+        return tuple(o.get(a.name) for a in BY_NAME[o.name].args if a.name not in ("bus", "addr", "seed"))
 
     if any(rest(o) != rest(first) for o in run):
         return None
     seed = ""
     if first.name == "bus_burst":
-        seed = _seed(first.num("seed"))
         seeds = [o.num("seed") for o in run]
         base = seeds[0] - index[0]
-        if all(s == seeds[0] for s in seeds):
-            pass
+        if len(set(seeds)) == 1:
+            seed = _seed(seeds[0])
         elif base >= 1 and all(s == base + i for s, i in zip(seeds, index, strict=True)):
             seed = f"{_seed(base)} + bw_i"
         else:
