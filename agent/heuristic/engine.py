@@ -31,7 +31,7 @@ from agent.heuristic.spec_hints import mine_spec
 from agent.heuristic.stimulus import Hints, make_layout
 from agent.policy import Budget
 from agent.program.encode import DATA_FILE, encode
-from agent.program.interfaces import recognise
+from agent.program.interfaces import one_hot_selects, recognise
 from agent.program.ops import Program
 from agent.program.sv import (
     HARNESS_TOP,
@@ -182,6 +182,7 @@ def make_target(
         write_ports=iface.write_ports,
         slices=iface.slices,
         templates=iface.templates,
+        lane_selects=one_hot_selects(iface.conditions, iface.upstream, [name for name, _ in iface.resets]),
     )
     return Target(layout, interfaces, hints.palettes), hints
 

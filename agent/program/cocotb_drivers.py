@@ -40,9 +40,10 @@ WISHBONE = '''
 class WishboneMaster:
     """`bus_write`/`bus_read` on a Wishbone slave (classic, or pipelined when it has a stall output)."""
 
-    def __init__(self, bw, roles):
+    def __init__(self, bw, roles, lanes=0):
         self.bw = bw
         self.roles = roles
+        self.lanes = lanes  # byte registers picked by a one-hot sel (0: sel is a byte enable)
 
     async def write(self, addr, data, strb):
         await self.xfer(1, addr, data, strb)
@@ -52,6 +53,11 @@ class WishboneMaster:
 
     async def xfer(self, w, addr, data, strb):
         bw, r = self.bw, self.roles
+        if self.lanes:
+            # as the SV task: every strobe set means the lane of the address, the byte on every lane
+            if strb == (1 << self.lanes) - 1:
+                strb = 1 << (addr % self.lanes)
+            data = (data & 0xFF) * int("01" * self.lanes, 16)
         for role, value in (("cyc", 1), ("stb", 1), ("we", w), ("addr", addr), ("wdata", data), ("sel", strb)):
             if role in r:
                 bw.put_name(r[role], value)

@@ -150,7 +150,8 @@ def bus_plan(t: Target, bus: Iface) -> DriverPlan:
         return DriverPlan(bus.name, f"AxiLiteHandMaster(bw, {_roles(bus)}, {size})", (drv.AXIL,))
     if bus.kind == "apb":
         return DriverPlan(bus.name, f"ApbHandMaster(bw, {_roles(bus)})", (drv.APB,))
-    return DriverPlan(bus.name, f"WishboneMaster(bw, {_roles(bus)})", (drv.WISHBONE,))
+    lanes = f", lanes={bus.byte_lanes}" if bus.byte_lanes else ""
+    return DriverPlan(bus.name, f"WishboneMaster(bw, {_roles(bus)}{lanes})", (drv.WISHBONE,))
 
 
 def payload(t: Target, s: Iface) -> tuple[tuple[str, str, int, int, bool], ...]:

@@ -20,11 +20,12 @@ Every interface maps roles to the real port names, so the renderers never guess 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from agent.heuristic.stimulus import Layout, Signal
 from agent.program.ops import Scope
+from sim.analysis.rtl_facts import Condition
 from sim.analysis.write_ports import WritePort
 
 _DECOR_PREFIX = re.compile(r"^(i|o|in|out|io)_", re.IGNORECASE)
@@ -39,11 +40,14 @@ AXI_ROLES = ("awvalid", "awready", "awaddr", "awprot", "awlen", "awsize", "awbur
 STREAM_ROLES = ("tvalid", "tready", "tdata", "tlast", "tkeep", "tstrb", "tid", "tdest", "tuser")
 """Role words of AXI-Stream."""
 
-SERIAL_IN = re.compile(r"(^|_)(rx|rxd|sin|serial_in|uart_rx|sdi|rx_in|rx_i|din_serial)$", re.IGNORECASE)
-"""Names of a serial data input."""
+SERIAL_IN = re.compile(r"(^|_)(rx|rxd|srx|sin|serial_in|uart_rx|sdi|rx_in|rx_i|din_serial)$", re.IGNORECASE)
+"""Names of a serial data input (matched on the name and on its `line_name`)."""
 
-SERIAL_OUT = re.compile(r"(^|_)(tx|txd|sout|serial_out|uart_tx|sdo|tx_out|tx_o)$", re.IGNORECASE)
+SERIAL_OUT = re.compile(r"(^|_)(tx|txd|stx|sout|serial_out|uart_tx|sdo|tx_out|tx_o)$", re.IGNORECASE)
 """Names of a serial data output (a loopback partner)."""
+
+_PAD_SUFFIX = re.compile(r"_(pad|pin)$", re.IGNORECASE)
+"""A board-level decoration of a line's name (the 16550's `srx_pad_i`)."""
 
 PERIOD_PARAM = re.compile(r"(clks?_?per_?bit|cpb|baud_?div|divisor|div|prescale|clk_?div|bit_?period|"
                           r"cycles_?per_?bit|setup)", re.IGNORECASE)
@@ -51,6 +55,16 @@ PERIOD_PARAM = re.compile(r"(clks?_?per_?bit|cpb|baud_?div|divisor|div|prescale|
 
 DEFAULT_PERIODS = (16, 8, 4, 32, 25)
 """Bit periods tried when the design names none."""
+
+
+def line_name(name: str) -> str:
+    """A one-bit line's name without decorations, lower case: `srx_pad_i` -> `srx`, `i_uart_rx` -> `uart_rx`."""
+    low = _DECOR_SUFFIX.sub("", _DECOR_PREFIX.sub("", name.lower()))
+    return _DECOR_SUFFIX.sub("", _PAD_SUFFIX.sub("", low))
+
+
+def _serial_line(name: str, pattern: re.Pattern[str]) -> bool:
+    return bool(pattern.search(name) or pattern.search(line_name(name)))
 
 
 def split_name(name: str) -> tuple[str, str]:
@@ -95,6 +109,11 @@ class Iface:
     templates: tuple[tuple[int, int], ...] = ()
     """Responders: (mask, value) of the field combinations the decoder recognises (one per
     instruction); `fill=decode` words take one of them, random elsewhere. Preferred over slices."""
+    byte_lanes: int = 0
+    """Buses: the number of byte lanes when the design decodes its one-hot `sel` into the low
+    bits of a byte register's address (a 16550 on a 32-bit Wishbone bus); 0 when `sel` is a plain
+    byte enable. Such a bus is driven with byte addresses: an access picks the lane of its
+    address's low bits and carries its byte on every lane."""
 
     def port(self, role: str) -> str:
         """The port playing `role` ('' when absent)."""
@@ -213,7 +232,8 @@ class _Ports:
         return None
 
 
-def _wishbone(ports: _Ports, prefix: str, mined: Mapping[str, Sequence[int]]) -> Iface | None:
+def _wishbone(ports: _Ports, prefix: str, mined: Mapping[str, Sequence[int]],
+              lane_selects: Collection[str] = ()) -> Iface | None:
     cyc, stb = ports.get(prefix, "cyc", "input"), ports.get(prefix, "stb", "input")
     ack = ports.get(prefix, "ack", "output")
     if stb is None or ack is None:
@@ -233,7 +253,10 @@ def _wishbone(ports: _Ports, prefix: str, mined: Mapping[str, Sequence[int]]) ->
     bits, dbits = (addr.width if addr else 0), (data.width if data else 0)
     # Wishbone addresses words: every address of a small space.
     addresses = _word_addresses(bits, 8, mined.get(roles.get("addr", ""), ()))
-    return Iface(_clean(prefix), "wishbone", roles, dbits, bits, addresses)
+    lanes = dbits // 8 if roles.get("sel") in lane_selects and dbits > 8 else 0
+    # Byte lanes need address bits below the word for the lane (a byte address).
+    lanes = lanes if lanes and bits > (lanes - 1).bit_length() else 0
+    return Iface(_clean(prefix), "wishbone", roles, dbits, bits, addresses, byte_lanes=lanes)
 
 
 def _axi(ports: _Ports, prefix: str, mined: Mapping[str, Sequence[int]]) -> Iface | None:
@@ -363,12 +386,45 @@ def _periods(params: Mapping[str, int], constants: Sequence[int]) -> tuple[int, 
     return tuple(dict.fromkeys([*out, *DEFAULT_PERIODS]))[:10]
 
 
+def one_hot_selects(conditions: Iterable[Condition], upstream: Mapping[str, tuple[str, ...]],
+                    resets: Collection[str] = ()) -> frozenset[str]:
+    """Inputs a case statement decodes by one-hot values, directly or through register copies.
+
+    A 16550 on a 32-bit Wishbone bus keeps its byte registers at one word address and picks
+    one by `case (wb_sel_is) 4'b0001: ... 4'b0010: ...` on a registered copy of `wb_sel_i`:
+    its `sel` is part of the register address, not a byte enable. A case counts when its items
+    are one-hot values (at least two; besides them only all those lanes at once) and its subject
+    comes from a single input (resets aside).
+    """
+    out: set[str] = set()
+    for c in conditions:
+        one_hot = [v for v in c.constants if v > 0 and v & (v - 1) == 0]
+        whole = sum(one_hot)
+        # every item one lane (or all of them: uart16550 also decodes 4'b1111)
+        if c.kind != "case" or len(one_hot) < 2 or any(v not in one_hot and v != whole for v in c.constants):
+            continue
+        inputs = set(c.signals)
+        if not inputs:
+            # A register copy: its inputs come from the register stages before it.
+            names = [k for k in upstream if k == c.text or k.endswith("." + c.text)]
+            inputs = {i for k in names for i in upstream[k]}
+        inputs -= set(resets)
+        if len(inputs) == 1:
+            out |= inputs
+    return frozenset(out)
+
+
 def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
               constants: Mapping[str, Sequence[int]] | None = None,
               write_ports: Sequence[WritePort] = (),
               slices: Mapping[str, tuple[tuple[int, int, tuple[int, ...]], ...]] | None = None,
-              templates: Mapping[str, tuple[tuple[tuple[int, int, int], ...], ...]] | None = None) -> Interfaces:
-    """Every interface of a design, from its layout, parameter values and mined constants."""
+              templates: Mapping[str, tuple[tuple[tuple[int, int, int], ...], ...]] | None = None,
+              lane_selects: Collection[str] = ()) -> Interfaces:
+    """Every interface of a design, from its layout, parameter values and mined constants.
+
+    `lane_selects`: inputs the design decodes by one-hot values (`one_hot_selects`); a Wishbone
+    `sel` among them makes its bus one of byte registers on lanes (`Iface.byte_lanes`).
+    """
     ports = _Ports(layout)
     mined = constants or {}
     buses: list[Iface] = []
@@ -382,8 +438,7 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
             return
         names = {i.name for i in (*buses, *responders, *streams, *sinks)}
         if iface.name in names:
-            iface = Iface(f"{iface.name}{len(names)}", iface.kind, iface.roles, iface.data_bits, iface.addr_bits,
-                          iface.addresses, iface.periods, iface.partner, iface.lanes)
+            iface = replace(iface, name=f"{iface.name}{len(names)}")
         taken.update(iface.roles.values())
         into.append(iface)
 
@@ -394,7 +449,7 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
             buses.remove(iface)
             responders.append(iface)
     for prefix in sorted(ports.by_group):
-        claim(_wishbone(ports, prefix, mined), buses)
+        claim(_wishbone(ports, prefix, mined, lane_selects), buses)
         claim(_wb_master(ports, prefix), responders)
         claim(_apb(ports, prefix, mined), buses)
     # A memory interface (valid/ready plus an address out and read data in) before streams:
@@ -410,13 +465,14 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
         claim(_mem_responder(ports, prefix), responders)
     values = [*(mined.get("*", ()) if "*" in mined else ())]
     period_list = _periods(params or {}, values)
-    outputs = [s for s in layout.ports if s.direction == "output" and s.width == 1 and SERIAL_OUT.search(s.name)]
+    outputs = [s for s in layout.ports if s.direction == "output" and s.width == 1 and _serial_line(s.name, SERIAL_OUT)]
     serials: list[Iface] = []
     for f in layout.fields:
-        if f.width != 1 or f.reset or f.name in taken or not SERIAL_IN.search(f.name):
+        if f.width != 1 or f.reset or f.name in taken or not _serial_line(f.name, SERIAL_IN):
             continue
         partner = min(outputs, key=lambda s: _distance(s.name, f.name)).name if outputs else ""
-        serials.append(Iface(_clean(_DECOR_SUFFIX.sub("", _DECOR_PREFIX.sub("", f.name))), "serial", {"pin": f.name}, periods=period_list, partner=partner))
+        serials.append(Iface(_clean(line_name(f.name)), "serial", {"pin": f.name}, periods=period_list,
+                             partner=partner))
     names = {f.name for f in layout.fields}
     bus_ports = {p for b in buses for p in b.roles.values()}
     # Registers behind a recognised bus's decoder are written with bus transactions instead.
@@ -450,7 +506,7 @@ def as_mask(template: Sequence[tuple[int, int, int]]) -> tuple[int, int]:
 def _distance(a: str, b: str) -> int:
     """How different two names are once tx/rx are ignored (pairs `o_uart_tx` with `i_uart_rx`)."""
     def norm(s: str) -> str:
-        return re.sub(r"(tx|rx|txd|rxd|sout|sin|sdo|sdi)", "", _DECOR_SUFFIX.sub("", _DECOR_PREFIX.sub("", s.lower())))
+        return re.sub(r"(tx|rx|txd|rxd|sout|sin|sdo|sdi)", "", line_name(s))
     x, y = norm(a), norm(b)
     return 0 if x == y else 1 + abs(len(x) - len(y))
 

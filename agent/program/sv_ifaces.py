@@ -75,11 +75,19 @@ def bus_tasks(t: Target, bus: Iface, *, listed: bool = True) -> list[str]:
 def _wishbone(t: Target, b: Iface) -> list[str]:
     clk, r = _clk(t), b.port
     pipelined = bool(r("stall"))
-    start = _sets([(r("cyc"), "1'b1"), (r("stb"), "1'b1"), (r("we"), "bw_w"), (r("addr"), "bw_a"), (r("wdata"), "bw_d"),
-                   (r("sel"), f"{_bits(t, r('sel'))}'(bw_s)" if r("sel") else "")])
+    sel = f"{_bits(t, r('sel'))}'(bw_s)" if r("sel") else ""
+    data, lanes = "bw_d", []
+    if b.byte_lanes and sel:
+        low = max(1, (b.byte_lanes - 1).bit_length())
+        sel = f"(bw_s == '1) ? {_bits(t, r('sel'))}'(1) << bw_a[{low - 1}:0] : {sel}"
+        data = f"{{{b.byte_lanes}{{bw_d[7:0]}}}}"
+        lanes = ["  // byte registers on lanes: sel picks the lane of the address's low bits, the byte rides every lane"]
+    start = _sets([(r("cyc"), "1'b1"), (r("stb"), "1'b1"), (r("we"), "bw_w"), (r("addr"), "bw_a"), (r("wdata"), data),
+                   (r("sel"), sel)])
     accept = f"if (!{r('stall')}) bw_acc = 1'b1; " if pipelined else ""
     drop = f" if (bw_acc) {r('stb')} = 1'b0;" if pipelined else ""
     return [
+        *lanes,
         "  bit bw_got, bw_acc;",
         f"  {start}",
         "  bw_got = 1'b0; bw_acc = 1'b0;",

@@ -6,10 +6,13 @@ from port_layouts import layout
 
 from agent.program.interfaces import (
     as_mask,
+    line_name,
+    one_hot_selects,
     recognise,
     split_name,
     stream_payload_roles,
 )
+from sim.analysis.rtl_facts import Condition
 
 WBUART = layout("wbuart", ">i_clk >i_reset >i_wb_cyc >i_wb_stb >i_wb_we >i_wb_addr[2] >i_wb_data[32] >i_wb_sel[4] "
                 "<o_wb_stall <o_wb_ack <o_wb_data[32] >i_uart_rx <o_uart_tx >i_cts_n <o_rts_n <o_uart_rx_int",
@@ -29,6 +32,9 @@ PICORV32_AXI = layout("picorv32_axi", ">clk >resetn <trap <mem_axi_awvalid >mem_
 AXIS_SWITCH = layout("axis_switch", ">clk >rst >s_axis_tdata[32] >s_axis_tkeep[4] >s_axis_tvalid[4] "
                      "<s_axis_tready[4] >s_axis_tlast[4] >s_axis_tdest[12] <m_axis_tdata[32] <m_axis_tvalid[4] "
                      ">m_axis_tready[4] <m_axis_tlast[4]", {"rst": False})
+UART16550 = layout("uart_top", ">wb_clk_i >wb_rst_i >wb_adr_i[5] >wb_dat_i[32] <wb_dat_o[32] >wb_we_i >wb_stb_i "
+                   ">wb_cyc_i <wb_ack_o >wb_sel_i[4] <int_o <stx_pad_o >srx_pad_i <rts_pad_o >cts_pad_i "
+                   "<dtr_pad_o >dsr_pad_i >ri_pad_i >dcd_pad_i", {"wb_rst_i": False}, "wb_clk_i")
 APB = layout("apb_regs", ">pclk >presetn >psel >penable >pwrite >paddr[8] >pwdata[32] <prdata[32] <pready",
              {"presetn": True}, "pclk")
 
@@ -54,6 +60,33 @@ def test_wishbone_slave_and_its_uart_pin() -> None:
     assert (rx.name, rx.port("pin"), rx.partner) == ("uart_rx", "i_uart_rx", "o_uart_tx")
     assert rx.periods[0] == 25
     assert ifs.scope(WBUART).has("loopback")
+
+
+def _case(text: str, constants: tuple[int, ...], signals: tuple[str, ...] = ()) -> Condition:
+    return Condition("uart_wb.v", 263, 3, "case", signals, constants, text)
+
+
+def test_a_16550_gets_its_pad_lines_and_byte_registers_on_lanes() -> None:
+    # freecores/uart16550 (32-bit bus): `srx_pad_i` is its serial input, and `case (wb_sel_is)`
+    # on a registered copy of `wb_sel_i` picks the byte register: sel is part of the address.
+    selects = one_hot_selects([_case("wb_sel_is", (1, 2, 4, 8, 15))],
+                              {"wb_sel_is": ("wb_rst_i", "wb_sel_i")}, ["wb_rst_i"])
+    assert selects == {"wb_sel_i"}
+    ifs = recognise(UART16550, lane_selects=selects)
+    (wb,) = ifs.buses
+    assert (wb.byte_lanes, wb.addresses[:8]) == (4, tuple(range(8)))
+    (rx,) = ifs.serials
+    assert (rx.name, rx.port("pin"), rx.partner) == ("srx", "srx_pad_i", "stx_pad_o")
+    assert line_name("srx_pad_i") == "srx" and line_name("i_uart_rx") == "uart_rx"
+    # wbuart32's sel is a byte enable: no case decodes it
+    assert recognise(WBUART).buses[0].byte_lanes == 0
+
+
+def test_only_a_one_hot_case_on_one_input_makes_lanes() -> None:
+    assert one_hot_selects([_case("i_wb_sel", (1, 2, 4, 8), ("i_wb_sel",))], {}) == {"i_wb_sel"}
+    # a state machine's case (values not one-hot), a subject built from two inputs
+    assert one_hot_selects([_case("state", (0, 1, 2, 3, 4))], {"state": ("i_go",)}) == set()
+    assert one_hot_selects([_case("mix", (1, 2, 4, 8))], {"mix": ("i_sel", "i_addr")}) == set()
 
 
 def test_axi_lite_slave_with_byte_addresses() -> None:

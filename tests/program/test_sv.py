@@ -195,25 +195,32 @@ def test_harness_and_testbench_cover_the_same(name: str) -> None:
 
 
 @pytest.mark.simulator_required
-def test_reads_pick_byte_registers_by_their_lane(tmp_path: Path) -> None:
-    # A 16550 on a 32-bit Wishbone bus picks its byte register by a one-hot sel: a read with
-    # every lane set reaches none of them, a read through each lane reaches each.
+def test_byte_registers_on_lanes_are_reached_by_their_byte_addresses(tmp_path: Path) -> None:
+    # A 16550 on a 32-bit Wishbone bus picks its byte register by a one-hot sel: the netlist's
+    # case on sel makes the bus one of byte lanes, and byte addresses 0-3 reach the four
+    # registers. Read as a plain byte-enable bus, every lane set reaches none of them.
     design = load_design(DATA / "byte_lanes")
-    t, _ = make_target(design, read_interface(design), "heuristic")
-    writes = "".join(f"bus_write wb 0 0x{0x11 << 8 * k:08x} strb={1 << k}\n" for k in range(4))
-    lanes = parse_program("reset\n" + writes + "".join(f"bus_read wb 0 strb={1 << k}\n" for k in range(4)))
-    assert parse_testbench(render_testbench(t, lanes), t) == canonical_program(lanes)
+    iface = read_interface(design)
+    t, _ = make_target(design, iface, "heuristic")
+    assert t.interfaces.named("wb").byte_lanes == 4
+    plain = Target(t.layout, recognise(t.layout), t.palettes)
+    assert plain.interfaces.named("wb").byte_lanes == 0
 
-    def read_arms_missed(program: Program, run: str) -> set[int]:
-        result = evaluate_sv(design, render_testbench(t, program), run_dir=tmp_path / run)
+    def read_arms_missed(target: Target, program: Program, run: str) -> set[int]:
+        result = evaluate_sv(design, render_testbench(target, program), run_dir=tmp_path / run)
         assert result.status.value == "ok", result.detail
         assert result.coverage is not None
         lines = {u.line for u in result.uncovered if u.kind == "line"}
         return lines & {41, 42, 43, 44}  # the four read arms
 
-    assert read_arms_missed(lanes, "lanes") == set()
-    every = parse_program("reset\n" + writes + "bus_read wb 0\n" * 4)
-    assert read_arms_missed(every, "every") == {41, 42, 43, 44}
+    by_address = parse_program("reset\n" + "".join(f"bus_write wb {k} 0x{0x11 * (k + 1):x}\nbus_read wb {k}\n"
+                                                    for k in range(4)))
+    assert parse_testbench(render_testbench(t, by_address), t) == canonical_program(by_address)
+    assert read_arms_missed(t, by_address, "lanes") == set()
+    # an explicit strobe still drives exactly that sel
+    explicit = parse_program("reset\n" + "".join(f"bus_read wb 0 strb={1 << k}\n" for k in range(4)))
+    assert read_arms_missed(t, explicit, "explicit") == set()
+    assert read_arms_missed(plain, parse_program("reset\n" + "bus_read wb 0\n" * 4), "plain") == {41, 42, 43, 44}
 
 
 @pytest.mark.simulator_required
