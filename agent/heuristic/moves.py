@@ -253,7 +253,7 @@ def gen_bus(rng: random.Random, t: Target, h: Hints) -> list[Op]:
             for _ in range(rng.randint(1, 4))
         ]
     if roll < 0.6:
-        bits = rng.choice((8, 8, 8, 16, max(1, bus.data_bits)))
+        bits = rng.choice((8, 8, 8, 16, bus.register_bits))
         return [
             op(
                 "bus_burst",
@@ -261,7 +261,7 @@ def gen_bus(rng: random.Random, t: Target, h: Hints) -> list[Op]:
                 rng.choice(addresses),
                 rng.choice((4, 8, 16, 20, 32)),
                 seed=seed(rng),
-                bits=min(bits, max(1, bus.data_bits)),
+                bits=min(bits, bus.register_bits),
             )
         ]
     if roll < 0.7:
@@ -313,7 +313,7 @@ def bus_data(rng: random.Random, t: Target, bus: Iface, *, safe: bool = False) -
     `safe` (the opening) keeps to mined constants and small numbers: a random word in a
     configuration register (a baud divisor, a prescaler) can stall a design for good.
     """
-    bits = max(1, bus.data_bits)
+    bits = bus.register_bits
     mask = (1 << bits) - 1
     pal = t.palettes.get(bus.port("wdata"), ())
     roll = rng.random()

@@ -25,6 +25,7 @@ from agent.heuristic.moves import (
     trim,
 )
 from agent.heuristic.stimulus import Hints
+from agent.program.interfaces import Iface
 from agent.program.ops import Op, Program, assigns, op
 from agent.program.target import Target
 
@@ -39,6 +40,47 @@ ERROR_FRAMES: tuple[tuple[str, int], ...] = (
 (whichever parity the receiver expects, one frame is wrong, and a receiver that clears its
 error outputs between frames, as wbuart32's does, latches them only in a second stop bit),
 a missing stop bit with and without parity, one ordinary frame."""
+
+
+BANK_OPEN = 0x83
+"""Written to the register whose top bit banks others: a 16550's line control opens its divisor
+latch with bit 7 (bits 1:0 set: 8 data bits)."""
+
+BANK_CLOSED = 0x03
+"""The same register closed again: 8 data bits, one stop bit, no parity."""
+
+DIVISOR_PERIOD = 16
+"""Bit period with a divisor of 1: a 16550 samples each bit 16 times."""
+
+
+def _banked_divisor(rng: random.Random, t: Target, bus: Iface, head: list[Op]) -> list[tuple[str, Program]]:
+    """A divisor behind a bank bit (a 16550): open the bank, divisor 1, close it, then traffic.
+
+    Until its divisor latch is written a 16550 does nothing at all: no bit clock, no frames,
+    and a write of the period to every register leaves the latch closed. Which register banks
+    and which holds the divisor's low byte is not known (a 32-bit bus of byte lanes reverses
+    them): one program per bank register among the first word's, one pass per divisor
+    register, each ending with a burst into it (the transmit holding register shares its
+    address) while the line loops back, then every register drained.
+    """
+    regs = list(bus.addresses[:8])
+    first = regs[:4]
+    out: list[tuple[str, Program]] = []
+    for gate in first:
+        passes = []
+        for low in (a for a in first if a != gate):
+            passes.append([
+                op("bus_write", bus.name, gate, BANK_OPEN),
+                # the divisor's other byte (the word's remaining registers) cleared
+                *(op("bus_write", bus.name, a, 0) for a in first if a not in (gate, low)),
+                op("bus_write", bus.name, low, 1),
+                op("bus_write", bus.name, gate, BANK_CLOSED),
+                op("bus_burst", bus.name, low, 20, seed=seed(rng)),
+                op("hold", 220 * DIVISOR_PERIOD),
+                *(op("bus_burst", bus.name, a, 4, write=0) for a in regs),
+            ])
+        out += _packed(t, f"banked divisor @{gate:#x}", head, passes, 1)
+    return out
 
 
 def _background(rng: random.Random, t: Target) -> list[Op]:
@@ -155,7 +197,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
             *base,
             *settle,
             *(
-                op("bus_burst", bus.name, a, 8, seed=s, bits=max(1, bus.data_bits))
+                op("bus_burst", bus.name, a, 8, seed=s, bits=bus.register_bits)
                 for a, s in zip(addrs, seeds(rng, len(addrs)), strict=True)
             ),
         ]
@@ -206,7 +248,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
         # the next configuration write clears them), then written with random half-words (an
         # error flag bit written 0 keeps it, 1 clears it), the first register (often the
         # configuration) last.
-        words = {b.name: mode_words(rng, max(8, b.data_bits), period) for b in ifs.buses}
+        words = {b.name: mode_words(rng, max(8, b.register_bits), period) for b in ifs.buses}
         passes: list[list[Op]] = []
         for mode in range(MODE_WORDS if ifs.buses else 1):  # every pair of mode bits both ways
             ops = []
@@ -232,7 +274,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                 regs = bus.addresses[:8]
                 ops += [op("bus_burst", bus.name, a, 2, write=0) for a in regs]
                 ops += reversed([
-                    op("bus_burst", bus.name, a, 2, seed=s, bits=min(16, max(1, bus.data_bits)))
+                    op("bus_burst", bus.name, a, 2, seed=s, bits=min(16, bus.register_bits))
                     for a, s in zip(regs, seeds(rng, len(regs)), strict=True)
                 ])
             passes.append(ops)
@@ -242,6 +284,8 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
         # then fill one data register with a burst (which register takes the bytes is not
         # known: one program per address), wait for the frames and drain every register.
         for bus in ifs.buses[:1] if looped else ():
+            if bus.register_bits == 8:
+                out += _banked_divisor(rng, t, bus, [*base, *(op("loopback", s.name) for s in looped)])
             for target_addr in bus.addresses[:4]:
                 # Loop back first: the configuration writes may already send a byte, and a
                 # receiver synchronises only after the line has idled for many bit times.
@@ -272,7 +316,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
             sides = side_inputs(t)
             for target_addr in bus.addresses[:4]:
                 passes = []
-                for mode, word in enumerate(mode_words(rng, max(8, bus.data_bits), period)):
+                for mode, word in enumerate(mode_words(rng, max(8, bus.register_bits), period)):
                     first, then = (1, 0) if mode % 2 else (0, 1)
                     ops = [
                         *(op("bus_write", bus.name, a, word) for a in bus.addresses[:8]),

@@ -76,6 +76,9 @@ class WishboneMaster:
         for role in ("cyc", "stb", "we"):
             if role in r:
                 bw.put_name(r[role], 0)
+        if "stall" not in r:  # a classic slave sees one idle cycle between transactions
+            await bw.rise()
+            await bw.fall()
 '''
 """Wishbone master (no cocotb extension for Wishbone is installed)."""
 

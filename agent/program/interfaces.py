@@ -115,6 +115,11 @@ class Iface:
     byte enable. Such a bus is driven with byte addresses: an access picks the lane of its
     address's low bits and carries its byte on every lane."""
 
+    @property
+    def register_bits(self) -> int:
+        """Buses: the bits of one register (a byte on byte lanes, else the data width; at least 1)."""
+        return 8 if self.byte_lanes else max(1, self.data_bits)
+
     def port(self, role: str) -> str:
         """The port playing `role` ('' when absent)."""
         return self.roles.get(role, "")

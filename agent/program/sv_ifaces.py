@@ -96,6 +96,9 @@ def _wishbone(t: Target, b: Iface) -> list[str]:
         f"    @(negedge {clk});{drop}",
         "  end",
         "  " + _sets([(r("cyc"), "1'b0"), (r("stb"), "1'b0"), (r("we"), "1'b0")]),
+        # A classic slave may need stb low between cycles: uart16550 acks a back-to-back
+        # write but writes nothing (its write strobe re-arms only on an idle cycle).
+        *([] if pipelined else [f"  @(negedge {clk});"]),
     ]
 
 
