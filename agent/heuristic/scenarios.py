@@ -46,6 +46,9 @@ BANK_OPEN = 0x83
 """Written to the register whose top bit banks others: a 16550's line control opens its divisor
 latch with bit 7 (bits 1:0 set: 8 data bits)."""
 
+BANK_BIT = 0x80
+"""The bit that opens the bank."""
+
 BANK_CLOSED = 0x03
 """The same register closed again: 8 data bits, one stop bit, no parity."""
 
@@ -53,33 +56,61 @@ DIVISOR_PERIOD = 16
 """Bit period with a divisor of 1: a 16550 samples each bit 16 times."""
 
 
-def _banked_divisor(rng: random.Random, t: Target, bus: Iface, head: list[Op]) -> list[tuple[str, Program]]:
+def _banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Iface]) -> list[tuple[str, Program]]:
     """A divisor behind a bank bit (a 16550): open the bank, divisor 1, close it, then traffic.
 
-    Until its divisor latch is written a 16550 does nothing at all: no bit clock, no frames,
-    and a write of the period to every register leaves the latch closed. Which register banks
-    and which holds the divisor's low byte is not known (a 32-bit bus of byte lanes reverses
-    them): one program per bank register among the first word's, one pass per divisor
-    register, each ending with a burst into it (the transmit holding register shares its
-    address) while the line loops back, then every register drained.
+    Until its divisor latch is written a 16550 does nothing at all (no bit clock, no frames),
+    and writing the period to every register leaves the latch closed. It keeps its line
+    control (bit 7 opens the latch) in the last register of its first word and the divisor's
+    low byte in the first; a 32-bit bus of big-endian byte lanes reverses a word's registers,
+    so both orders are tried. Per order: one program of traffic (a burst into the divisor's
+    address, which the transmit register shares, while the line loops back, then every
+    register drained); one of the same under line-control words of every pair of mode bits
+    (data bits, stop bits, parity) with the latch bit clear; one of frames the receiver must
+    reject (`ERROR_FRAMES`) sent from outside under those words.
     """
     regs = list(bus.addresses[:8])
+    if len(regs) < 4:
+        return []
     first = regs[:4]
+    # The top byte of 16-bit mode words (a covering array over a byte's bits), latch bit clear.
+    modes = [(w >> 8) & ~BANK_BIT for w in mode_words(rng, 16, 0)]
+    base = [op("reset"), *_background(rng, t)]
+    loop = [op("loopback", s.name) for s in looped]
+    drain = [op("bus_burst", bus.name, a, 2, write=0) for a in regs]
     out: list[tuple[str, Program]] = []
-    for gate in first:
+    for name, gate, low in (("in order", first[3], first[0]), ("lanes reversed", first[0], first[3])):
+        setup = [
+            op("bus_write", bus.name, gate, BANK_OPEN),
+            # the divisor's high byte and the rest of the word cleared, its low byte 1
+            *(op("bus_write", bus.name, a, 0) for a in first if a not in (gate, low)),
+            op("bus_write", bus.name, low, 1),
+            op("bus_write", bus.name, gate, BANK_CLOSED),
+        ]
+        traffic = [
+            op("bus_burst", bus.name, low, 20, seed=seed(rng)),
+            op("hold", 220 * DIVISOR_PERIOD),
+            *(op("bus_burst", bus.name, a, 4, write=0) for a in regs),
+        ]
+        out.append((f"banked divisor, {name}", Program((*base, *loop, *setup, *traffic))))
+        passes = [
+            [op("bus_write", bus.name, gate, mode), op("bus_burst", bus.name, low, 8, seed=seed(rng)),
+             op("hold", 100 * DIVISOR_PERIOD), *drain]
+            for mode in modes
+        ]
+        out += _packed(t, f"banked divisor modes, {name}", [*base, *loop, *setup], passes, 2)
         passes = []
-        for low in (a for a in first if a != gate):
-            passes.append([
-                op("bus_write", bus.name, gate, BANK_OPEN),
-                # the divisor's other byte (the word's remaining registers) cleared
-                *(op("bus_write", bus.name, a, 0) for a in first if a not in (gate, low)),
-                op("bus_write", bus.name, low, 1),
-                op("bus_write", bus.name, gate, BANK_CLOSED),
-                op("bus_burst", bus.name, low, 20, seed=seed(rng)),
-                op("hold", 220 * DIVISOR_PERIOD),
-                *(op("bus_burst", bus.name, a, 4, write=0) for a in regs),
-            ])
-        out += _packed(t, f"banked divisor @{gate:#x}", head, passes, 1)
+        for mode in modes[:3]:
+            ops = [op("bus_write", bus.name, gate, mode)]
+            for s in t.interfaces.serials:
+                for parity, stop in ERROR_FRAMES:
+                    ops += [
+                        op("hold", 20 * DIVISOR_PERIOD),
+                        op("serial", s.name, DIVISOR_PERIOD, (rng.randrange(256), rng.randrange(256)),
+                           parity=parity, stop=stop),
+                    ]
+            passes.append([*ops, *drain])
+        out += _packed(t, f"banked divisor errors, {name}", [*base, *setup], passes, 1)
     return out
 
 
@@ -285,7 +316,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
         # known: one program per address), wait for the frames and drain every register.
         for bus in ifs.buses[:1] if looped else ():
             if bus.register_bits == 8:
-                out += _banked_divisor(rng, t, bus, [*base, *(op("loopback", s.name) for s in looped)])
+                out += _banked_divisor(rng, t, bus, looped)
             for target_addr in bus.addresses[:4]:
                 # Loop back first: the configuration writes may already send a byte, and a
                 # receiver synchronises only after the line has idled for many bit times.
