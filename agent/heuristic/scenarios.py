@@ -63,9 +63,8 @@ def _banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Ifac
     and writing the period to every register leaves the latch closed. It keeps its line
     control (bit 7 opens the latch) in the last register of its first word and the divisor's
     low byte in the first; a 32-bit bus of big-endian byte lanes reverses a word's registers,
-    so both orders are tried. Per order: one program of traffic (a burst into the divisor's
-    address, which the transmit register shares, while the line loops back, then every
-    register drained); one of the same under line-control words of every pair of mode bits
+    so both orders are tried. Per order: one program of `_loopback_traffic` into the
+    divisor's address (which the transmit register shares); one of shorter traffic under line-control words of every pair of mode bits
     (data bits, stop bits, parity) with the latch bit clear; one of frames the receiver must
     reject (`ERROR_FRAMES`) sent from outside under those words.
     """
@@ -87,11 +86,7 @@ def _banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Ifac
             op("bus_write", bus.name, low, 1),
             op("bus_write", bus.name, gate, BANK_CLOSED),
         ]
-        traffic = [
-            op("bus_burst", bus.name, low, 20, seed=seed(rng)),
-            op("hold", 220 * DIVISOR_PERIOD),
-            *(op("bus_burst", bus.name, a, 4, write=0) for a in regs),
-        ]
+        traffic = _loopback_traffic(rng, bus, low, DIVISOR_PERIOD)
         out.append((f"banked divisor, {name}", Program((*base, *loop, *setup, *traffic))))
         passes = [
             [op("bus_write", bus.name, gate, mode), op("bus_burst", bus.name, low, 8, seed=seed(rng)),
@@ -112,6 +107,27 @@ def _banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Ifac
             passes.append([*ops, *drain])
         out += _packed(t, f"banked divisor errors, {name}", [*base, *setup], passes, 1)
     return out
+
+
+def _loopback_traffic(rng: random.Random, bus: Iface, target: int, period: int) -> list[Op]:
+    """Bytes through a looped-back line: bursts into `target` (a transmit register), then every register drained.
+
+    Two passes (every FIFO entry and bit goes both ways), then under pressure: writes for
+    several frame times into a full FIFO (the transmitter takes one while a write arrives),
+    then reads for several frame times while frames come back (the receiver writes while a
+    read takes one).
+    """
+    regs = bus.addresses[:8]
+    ops: list[Op] = []
+    for _ in range(2):
+        ops += [op("bus_burst", bus.name, target, 20, seed=seed(rng)), op("hold", 220 * period)]
+        ops += [op("bus_burst", bus.name, a, 20, write=0) for a in regs]
+    return [
+        *ops,
+        op("bus_burst", bus.name, target, 256, seed=seed(rng)),
+        *(op("bus_burst", bus.name, a, 64, write=0) for a in regs),
+        op("hold", 220 * period),
+    ]
 
 
 def _background(rng: random.Random, t: Target) -> list[Op]:
@@ -325,20 +341,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                     *(op("bus_write", bus.name, a, period) for a in bus.addresses[:8]),
                     op("hold", 2 * idle),
                 ]
-                for _ in range(2):  # passes: every FIFO entry and bit goes both ways
-                    ops += [
-                        op("bus_burst", bus.name, target_addr, 20, seed=seed(rng)),
-                        op("hold", 220 * period),
-                    ]
-                    ops += [op("bus_burst", bus.name, a, 20, write=0) for a in bus.addresses[:8]]
-                # Then under pressure: writes for several frame times into a full FIFO (the
-                # transmitter takes one while a write arrives), then reads for several frame
-                # times while frames come back (the receiver writes while a read takes one).
-                ops += [
-                    op("bus_burst", bus.name, target_addr, 256, seed=seed(rng)),
-                    *(op("bus_burst", bus.name, a, 64, write=0) for a in bus.addresses[:8]),
-                    op("hold", 220 * period),
-                ]
+                ops += _loopback_traffic(rng, bus, target_addr, period)
                 out.append((f"serial loopback @{target_addr:#x}", Program(tuple(ops))))
             # The same under each of the six mode words (data bits, parity, stop bits of a
             # configuration register), one program per address again.

@@ -329,6 +329,9 @@ def _bus_call(bus: Iface, op: Op, addr: str, seed: str) -> str:
         what = "random writes" if op.num("write") else "reads"
         return (f"{bus.name}_burst({addr}, {op.num('count')}, {seed}, 1'b{op.num('write')}, "
                 f"{op.num('bits')});  // {what}")
+    if bus.byte_lanes and op.num("strb") == 0xFF:  # a byte register picked by the address's lane
+        data = op.num("data")
+        return f"{bus.name}_write({addr}, {_lit(8 if data <= 0xFF else max(1, bus.data_bits), data)});"
     d = _lit(max(1, bus.data_bits), op.num("data"))
     return f"{bus.name}_write({addr}, {d}, {_lit(max(1, bus.data_bits // 8), op.num('strb'))});"
 
@@ -507,7 +510,7 @@ def _line_op(t: Target, line: str) -> Op | None:
             if len(a) < 2 or a[1] == every:  # all lanes: the default
                 return Op("bus_read", (("bus", base), ("addr", a[0])))
             return Op("bus_read", (("bus", base), ("addr", a[0]), ("strb", a[1])))
-        strb = 0xFF if a[2] == every else a[2]  # all lanes: the default
+        strb = 0xFF if len(a) < 3 or a[2] == every else a[2]  # all lanes (or a byte lane's address): the default
         return Op("bus_write", (("bus", base), ("addr", a[0]), ("data", a[1]), ("strb", strb)))
     if kind == "send" and base in {s.name for s in ifs.streams}:
         return Op("send", (("stream", base), ("beats", a[0]), ("seed", a[1]), ("gap", a[2]), ("lane", a[3])))

@@ -57,7 +57,9 @@ def bus_tasks(t: Target, bus: Iface, *, listed: bool = True) -> list[str]:
     sw = max(1, dw // 8)
     head = (f"input logic [{aw - 1}:0] bw_a, input logic [{dw - 1}:0] bw_d, input logic [{sw - 1}:0] bw_s")
     name = bus.name
-    lines = [f"task automatic {name}_write({head}); {name}_xfer(1'b1, bw_a, bw_d, bw_s); endtask",
+    # On byte lanes the lane comes from the address unless a call names one.
+    lane_default = " = '1" if bus.byte_lanes else ""
+    lines = [f"task automatic {name}_write({head}{lane_default}); {name}_xfer(1'b1, bw_a, bw_d, bw_s); endtask",
              f"task automatic {name}_read(input logic [{aw - 1}:0] bw_a, input logic [{sw - 1}:0] bw_s = '1); "
              f"{name}_xfer(1'b0, bw_a, '0, bw_s); endtask",
              f"task automatic {name}_burst(input logic [{aw - 1}:0] bw_a, input int bw_n, input int unsigned bw_seed, "
