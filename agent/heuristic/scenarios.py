@@ -52,6 +52,9 @@ BANK_BIT = 0x80
 BANK_CLOSED = 0x03
 """The same register closed again: 8 data bits, one stop bit, no parity."""
 
+ENABLES_ON = 0x0F
+"""Written to the registers beside the bank register once it is closed: the low bits (enables) on."""
+
 DIVISOR_PERIOD = 16
 """Bit period with a divisor of 1: a 16550 samples each bit 16 times."""
 
@@ -85,6 +88,9 @@ def _banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Ifac
             *(op("bus_write", bus.name, a, 0) for a in first if a not in (gate, low)),
             op("bus_write", bus.name, low, 1),
             op("bus_write", bus.name, gate, BANK_CLOSED),
+            # then what shares the cleared addresses, low bits on (a 16550's interrupt enables
+            # and FIFO control: interrupts for received data, errors and timeouts)
+            *(op("bus_write", bus.name, a, ENABLES_ON) for a in first if a not in (gate, low)),
         ]
         traffic = _loopback_traffic(rng, bus, low, DIVISOR_PERIOD)
         out.append((f"banked divisor, {name}", Program((*base, *loop, *setup, *traffic))))
@@ -105,7 +111,7 @@ def _banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Ifac
                            parity=parity, stop=stop),
                     ]
             passes.append([*ops, *drain])
-        out += _packed(t, f"banked divisor errors, {name}", [*base, *setup], passes, 1)
+        out += _packed(t, f"banked divisor errors, {name}", [*base, *setup], passes, 2)
     return out
 
 
