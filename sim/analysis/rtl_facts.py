@@ -347,6 +347,31 @@ class Collector:
         return out
 
 
+def _first_statement(branch: Node) -> list[Node]:
+    """The first statement of a decision's branch (the branch itself when Verilator made it a `?:` arm)."""
+    if branch.get("type") == "BEGIN":
+        return _top_statements(ast.kids(branch, "stmtsp"))[:1]
+    return [branch]
+
+
+def _sync_resets(net: Netlist, decisions: list[_Decision]) -> list[tuple[str, bool]]:
+    """(top input, active_low) of each decision that reads as a synchronous reset.
+
+    An `if (rst)` on a one-bit input named like a reset whose branch only loads constants.
+    """
+    out = []
+    for cond, then, negated in decisions:
+        test = _reset_test(cond)
+        if test is None or not _assigns_constants(then, net.nodes):
+            continue
+        target = net.alias.get(test[0])
+        if target is None or not _reset_like(target[0]):
+            continue
+        if net.type_of(net.nodes[test[0]]).width == 1:
+            out.append((target[0], (test[1] != target[1]) != negated))
+    return out
+
+
 def clock_reset_facts(net: Netlist) -> tuple[list[str], dict[str, bool], list[str]]:
     """(clocks, reset -> active_low, notes) found in the RTL, as top input names."""
     clocks: list[str] = []
@@ -374,8 +399,13 @@ def clock_reset_facts(net: Netlist) -> tuple[list[str], dict[str, bool], list[st
                 edges.append((ref, neg, port_of(expr)))
             in_cond = [e for e in edges if e[0] is not None and e[0][0] in cond_vars]
             if len(edges) >= 2:
-                if not in_cond or len(in_cond) == len(edges):
-                    # No reset named in the first if: take the first item as the clock.
+                named = [e for e in edges if e[2] is not None and _reset_like(e[2][0])]
+                if not in_cond and named and len(named) < len(edges):
+                    # No reset named in the first if (Verilator folded `if (!rst) q <= 0;
+                    # else q <= d` into `q <= rst & d`): the item named like a reset.
+                    in_cond = named
+                elif not in_cond or len(in_cond) == len(edges):
+                    # Else take the first item as the clock.
                     in_cond = edges[1:] if not in_cond else in_cond[1:]
                 for ref, neg, port in edges:
                     if port is None:
@@ -385,21 +415,19 @@ def clock_reset_facts(net: Netlist) -> tuple[list[str], dict[str, bool], list[st
                         resets.setdefault(port[0], neg != port[1])
                     elif port[0] not in clocks:
                         clocks.append(port[0])
+                # A synchronous reset under the asynchronous one (`if (!arst) ... else if
+                # (rst) ...`, OpenCores' i2c): the first if inside the first if's branches.
+                inner = [d for _, branch, _ in decisions[:2] for s in _first_statement(branch) for d in _decision(s)]
+                for name, low in _sync_resets(net, inner):
+                    sync.setdefault(name, low)
                 continue
             ref, _neg, port = edges[0]
             if port is not None and port[0] not in clocks:
                 clocks.append(port[0])
             # Synchronous reset: an `if (rst)` among the block's top-level statements whose
             # branch only loads constants (forencich puts it last, most code first).
-            for cond, then, negated in decisions:
-                test = _reset_test(cond)
-                if test is None or not _assigns_constants(then, net.nodes):
-                    continue
-                target = net.alias.get(test[0])
-                if target is None or not _reset_like(target[0]):
-                    continue
-                if net.type_of(net.nodes[test[0]]).width == 1:
-                    sync.setdefault(target[0], (test[1] != target[1]) != negated)
+            for name, low in _sync_resets(net, decisions):
+                sync.setdefault(name, low)
     for name, low in sync.items():
         if name not in clocks:
             resets.setdefault(name, low)

@@ -317,3 +317,25 @@ def test_public_suite_known_designs(
 
 def fsm_file(ifaces: dict[str, tuple[Design, DesignInterface, DesignInterface]]) -> Path:
     return ifaces["cvdp__fsm_seq_detector"][0].rtl[0]
+
+
+@pytest.mark.simulator_required
+def test_an_async_reset_first_in_the_list_and_a_sync_reset_under_it(tmp_path: Path) -> None:
+    # OpenCores i2c: `always @(posedge clk or negedge rst_i)` where rst_i = arst_i ^ ARST_LVL,
+    # some blocks folded by Verilator into `q <= rst_i & d` (no if left), the others
+    # `if (!rst_i) ... else if (wb_rst_i) ...`. arst_i was taken for a clock (the first edge
+    # of a block whose reset is no longer named in an if) and wb_rst_i for data.
+    _verilator_or_skip()
+    src = tmp_path / "top.v"
+    src.write_text(
+        "module top(input wb_clk_i, input wb_rst_i, input arst_i, input d, output reg [3:0] q, output reg p);\n"
+        "parameter ARST_LVL = 1'b0;\n"
+        "wire rst_i = arst_i ^ ARST_LVL;\n"
+        "always @(negedge rst_i or posedge wb_clk_i)\n"
+        "  if (!rst_i) q <= 4'd0; else if (wb_rst_i) q <= 4'd0; else q <= q + {3'd0, d};\n"
+        "always @(posedge wb_clk_i or negedge rst_i)\n"
+        "  if (!rst_i) p <= 1'b0; else p <= d & q[0];\n"
+        "endmodule\n")
+    iface = read_interface(design_from_files([src], "top"), work_dir=tmp_path)
+    assert iface.clocks == ("wb_clk_i",)
+    assert dict(iface.resets) == {"arst_i": True, "wb_rst_i": False}
