@@ -19,6 +19,7 @@ from sim.project import hdl_scan
 from sim.project.filelist import FileList, read_filelist
 from sim.project.fusesoc_core import CoreInfo, design_target, find_core
 from sim.project.infer import TESTBENCH_DIRS
+from sim.run.cache import cache_root
 
 SKIP_DIRS = frozenset(("obj_dir", "node_modules", "benchwright-out", "sim_build", "build", "__pycache__", "work"))
 """Folders never searched for RTL (build output); hidden folders are skipped too."""
@@ -28,6 +29,24 @@ MAX_FILES = 2000
 
 NO_LIBRARY = FileList()
 """No `-y`/`-v` libraries."""
+
+STAND_INS = {"timescale.v": "`timescale 1ns / 1ps\n", "timescale.vh": "`timescale 1ns / 1ps\n"}
+"""Headers a repository may `include` without having them, and what stands in: OpenCores
+cores (simple_spi, ...) include a `timescale.v` their users supply. Only these: any other
+missing header holds definitions nobody can guess, and Verilator names it."""
+
+
+def _stand_in_dir() -> Path:
+    """A folder holding every `STAND_INS` header (written once, atomically)."""
+    folder = cache_root() / "stand-ins"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in STAND_INS.items():
+        path = folder / name
+        if not path.is_file() or path.read_text() != text:
+            tmp = folder / f".{name}.{os.getpid()}"
+            tmp.write_text(text)
+            tmp.replace(path)
+    return folder
 
 
 @dataclass(frozen=True)
@@ -109,6 +128,11 @@ def _finish(root: Path, name: str, files: list[Path], headers: list[Path], inclu
     for f in preludes:
         notes.append(f"{f.name} only defines macros and nothing includes it: parsed first, as a header")
     dirs = list(dict.fromkeys([*include_dirs, *(i.directory for i in includes)]))
+    found = {i.target for i in includes}
+    missing = sorted({t for f in [*files, *headers] for t in facts[f].includes if t not in found and t in STAND_INS})
+    if missing:
+        dirs.append(_stand_in_dir())
+        notes.append(f"{', '.join(missing)}: `include`d but found nowhere; a stand-in holds `timescale 1ns / 1ps")
     ordered = hdl_scan.package_order([f for f in files if f not in preludes], facts)
     return Sources(root, name, (*preludes, *ordered), tuple(dirs), tuple(defines), library, top, origin,
                    tuple(notes), tuple(preludes), suggested_top, core)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.errors import ToolNotFoundError
+from sim.errors import DesignError, ToolNotFoundError
 from sim.project.discover import gather_folder, infer
 from sim.project.inputs import load_or_infer
 from sim.run.human import evaluate_human
@@ -93,3 +93,22 @@ def test_top_still_beats_the_core(tmp_path: Path) -> None:
     assert load_or_infer([root], top="spare").top == "spare"  # in the core's files
     other = load_or_infer([root], top="other")  # not in them: the folder is searched
     assert (other.top, rel(other.rtl, root), other.human_test) == ("other", ["extra/other.v"], None)
+
+
+def test_a_timescale_header_nobody_ships_gets_a_stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # freecores/simple_spi includes "timescale.v" from every file and has none anywhere.
+    monkeypatch.setenv("BENCHWRIGHT_CACHE", str(tmp_path / "cache"))
+    root = tmp_path / "spi"
+    (root / "rtl").mkdir(parents=True)
+    (root / "rtl" / "shift.v").write_text(
+        '`include "timescale.v"\nmodule shift(input clk, input d, output reg [3:0] q);\n'
+        "always @(posedge clk) q <= {q[2:0], d};\nendmodule\n")
+    inferred = infer(gather_folder(root))
+    stand_in = tmp_path / "cache" / "stand-ins"
+    assert inferred.design.include_dirs == (stand_in,)
+    assert (stand_in / "timescale.v").read_text() == "`timescale 1ns / 1ps\n"
+    assert "timescale.v: `include`d but found nowhere" in "\n".join(inferred.explain())
+    # any other missing header is still Verilator's error to name
+    (root / "rtl" / "shift.v").write_text('`include "defs.vh"\n' + (root / "rtl" / "shift.v").read_text())
+    with pytest.raises(DesignError, match=r"defs\.vh"):
+        infer(gather_folder(root))
