@@ -67,9 +67,10 @@ def _banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Ifac
     control (bit 7 opens the latch) in the last register of its first word and the divisor's
     low byte in the first; a 32-bit bus of big-endian byte lanes reverses a word's registers,
     so both orders are tried. Per order: one program of `_loopback_traffic` into the
-    divisor's address (which the transmit register shares); one of shorter traffic under line-control words of every pair of mode bits
-    (data bits, stop bits, parity) with the latch bit clear; one of frames the receiver must
-    reject (`ERROR_FRAMES`) sent from outside under those words.
+    divisor's address (which the transmit register shares); shorter traffic under
+    line-control words of every pair of mode bits (data bits, stop bits, parity) with the
+    latch bit clear; frames the receiver must reject (`ERROR_FRAMES`) sent from outside
+    under the first three of those words.
     """
     regs = list(bus.addresses[:8])
     if len(regs) < 4:
