@@ -121,7 +121,9 @@ SPECS: tuple[OpSpec, ...] = (
     ), "write every entry of a table (or a register) with a pattern", needs="port"),
     OpSpec("bus_write", (
         Arg("bus", "name:bus", None), Arg("addr", "int", None, 0, (1 << 64) - 1, hex=True),
-        Arg("data", "int", None, 0, (1 << 64) - 1, hex=True), Arg("strb", "int", -1 & 0xFF, 0, 0xFF, "byte enables"),
+        Arg("data", "int", None, 0, (1 << 64) - 1, hex=True),
+        Arg("strb", "int", -1 & 0xFF, 0, 0xFF, "byte enables (on a bus of byte registers on lanes, a "
+                                                "16550's, every lane set means the lane of the address)"),
     ), "one write transaction on a bus the design serves (Wishbone, AXI4-Lite, APB)", needs="bus"),
     OpSpec("bus_read", (
         Arg("bus", "name:bus", None), Arg("addr", "int", None, 0, (1 << 64) - 1, hex=True),
