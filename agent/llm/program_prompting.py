@@ -39,6 +39,7 @@ PROTOCOLS = {
     "apb": "an APB bus the design serves",
     "mem": "memory requests the design makes (answer them with `respond`)",
     "reqack": "requests the design makes (answer them with `respond`)",
+    "split": "memory requests the design makes, answered later with their tags (answer them with `respond`)",
     "axi_master": "an AXI master port of the design (answer it with `respond`)",
     "wb_master": "a Wishbone master port of the design (answer it with `respond`)",
     "stream": "a valid/ready stream into the design (`send`)",

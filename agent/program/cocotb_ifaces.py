@@ -16,9 +16,14 @@ from dataclasses import dataclass
 from agent.program import cocotb_drivers as drv
 from agent.program import cocotb_responders as rsp
 from agent.program.cocotb_lib import MEMORY, PORTS, py_tuple
-from agent.program.interfaces import FIELD_ROLE, Iface, stream_payload_roles
-from agent.program.sv_ifaces import decode_order
-from agent.program.target import Target
+from agent.program.interfaces import (
+    FIELD_ROLE,
+    SPLIT_DRIVEN,
+    Iface,
+    stream_payload_roles,
+)
+from agent.program.sv_ifaces import decode_order, split_requests
+from agent.program.target import SPLIT_QUEUE, Target
 
 AXIL_ROLES = ("awaddr", "awvalid", "awready", "wdata", "wvalid", "wready", "bvalid", "bready", "araddr", "arvalid",
               "arready", "rdata", "rvalid", "rready")
@@ -51,7 +56,8 @@ AXIL_EXTRAS = (("awlen", 0), ("awsize", -1), ("awburst", 1), ("awid", 0), ("wlas
                ("arsize", -1), ("arburst", 1), ("arid", 0))
 """AXI4 inputs of a slave AxiLiteMaster leaves alone, with the SV task's values (-1: the bus's size code)."""
 
-RESPONDER_DRIVEN = {"mem": ("ready", "rdata"), "reqack": ("ready", "rdata"), "wb_master": ("ack", "stall", "rdata", "err"),
+RESPONDER_DRIVEN = {"mem": ("ready", "rdata"), "reqack": ("ready", "rdata"), "split": SPLIT_DRIVEN,
+                    "wb_master": ("ack", "stall", "rdata", "err"),
                     "axi_master": ("awready", "wready", "bvalid", "bresp", "arready", "rvalid", "rdata", "rresp",
                                    "rlast", "bid", "rid")}
 """Inputs each responder kind drives (as `Iface.driven`, by role)."""
@@ -238,6 +244,11 @@ def responder_plan(t: Target, r: Iface) -> DriverPlan:
         cls, text = "AxiHandResponder", rsp.AXI_RESP
     elif r.kind == "wb_master":
         cls, text = "WishboneResponder", rsp.WB_RESP
+    elif r.kind == "split":
+        byte_strobes = bool(r.port("wstrb")) and bits_of(t, r.port("wstrb")) == max(1, max(8, r.data_bits or 32) // 8)
+        factory = (f"SplitResponder(bw, {_roles(r)}, {_memory_args(r)}, {py_tuple(driven)})"
+                   f".ports({py_tuple(split_requests(r))}, {byte_strobes!r}, {SPLIT_QUEUE})")
+        return DriverPlan(r.name, factory, (*base, rsp.SPLIT))
     else:
         cls, text = "MemResponder", rsp.MEM
     return DriverPlan(r.name, f"{cls}(bw, {_roles(r)}, {_memory_args(r)}, {py_tuple(driven)})", (*base, text))

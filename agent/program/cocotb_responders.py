@@ -98,6 +98,56 @@ class MemResponder(Responder):
 '''
 """Memory / req-ack responder (no cocotb extension covers a generic memory port)."""
 
+SPLIT = '''
+
+class SplitResponder(Responder):
+    """A split-transaction port: requests taken while accept is high, answered in order after 0..latency waits."""
+
+    def ports(self, requests, byte_strobes, room):
+        """The roles that make requests, whether `wstrb` holds byte strobes, the queue's room."""
+        self.requests = requests
+        self.byte_strobes = byte_strobes
+        self.room = room
+        self.queue = []
+        return self
+
+    def restart(self):
+        self.wait = 0
+
+    def stop(self):
+        Responder.stop(self)
+        self.queue = []
+
+    async def run(self):
+        bw, r, q = self.bw, self.roles, self.regs
+        while True:
+            await bw.rise()
+            q["resp"] = 0
+            if self.queue:
+                if self.wait > 0:
+                    self.wait -= 1
+                else:
+                    addr, tag = self.queue.pop(0)
+                    q["resp"] = 1
+                    if "rdata" in q:
+                        q["rdata"] = self.words[self.index(addr)]
+                    if "rtag" in q:
+                        q["rtag"] = tag
+                    if self.latency > 0:
+                        self.wait = self.rng.next() % (self.latency + 1)
+            if q["accept"] and any(self.high(role) for role in self.requests):
+                addr = self.high("addr")
+                strobes = self.high("wstrb") if "wstrb" in r else 0
+                if "wdata" in r and strobes:
+                    write_bytes(self.words, self.index(addr), self.high("wdata"),
+                                strobes if self.byte_strobes else None, self.dw)
+                self.queue.append((addr, self.high("tag")))
+            self.rng.next()
+            q["accept"] = int(len(self.queue) < self.room - 1 and (self.latency == 0 or self.rng.state % 4 != 0))
+            self.drive()
+'''
+"""Split-transaction responder (`sv_ifaces._split_process`, request for request)."""
+
 WB_RESP = '''
 
 class WishboneResponder(Responder):

@@ -87,8 +87,8 @@ class Iface:
     name: str
     """Short name used in programs (`wb`, `s_axi`, `mem`, `s_axis`)."""
     kind: str
-    """`wishbone`, `axil`, `apb` (buses); `mem`, `axi_master`, `wb_master`, `reqack` (responders);
-    `stream`, `sink`, `serial`."""
+    """`wishbone`, `axil`, `apb` (buses); `mem`, `split`, `axi_master`, `wb_master`, `reqack`
+    (responders); `stream`, `sink`, `serial`."""
     roles: Mapping[str, str]
     """Role -> port name (`cyc` -> `i_wb_cyc`)."""
     data_bits: int = 0
@@ -131,6 +131,8 @@ class Iface:
             return tuple(p for r in ("ready", "rdata") if (p := self.port(r)))
         if self.kind == "reqack":
             return tuple(p for r in ("ready", "rdata") if (p := self.port(r)))
+        if self.kind == "split":
+            return tuple(p for r in SPLIT_DRIVEN if (p := self.port(r)))
         if self.kind == "axi_master":
             return tuple(p for r in ("awready", "wready", "bvalid", "bresp", "arready", "rvalid", "rdata", "rresp",
                                      "rlast", "bid", "rid") if (p := self.port(r)))
@@ -325,6 +327,62 @@ def _mem_responder(ports: _Ports, prefix: str) -> Iface | None:
     return Iface(_clean(prefix) or "mem", kind, roles, rdata.width if rdata else 0, addr.width if addr else 0)
 
 
+SPLIT_ROLES = (("request", ("rd", "req", "request", "read", "valid", "vld"), "output"),
+               ("accept", ("accept", "gnt", "grant", "req_ready", "cmd_ready"), "input"),
+               ("resp", ("ack", "valid", "resp_valid", "rsp_valid", "rvalid"), "input"),
+               ("addr", ("addr", "pc", "address", "adr"), "output"),
+               ("rdata", ("data_rd", "rdata", "rd_data", "inst", "instr", "insn", "resp_data", "data"), "input"),
+               ("wdata", ("data_wr", "wdata", "wr_data", "data"), "output"),
+               ("wstrb", ("wr", "wstrb", "be", "we"), "output"),
+               ("tag", ("req_tag", "tag", "id"), "output"),
+               ("rtag", ("resp_tag", "rsp_tag", "tag", "id"), "input"),
+               ("err", ("error", "err", "resp_error"), "input"),
+               ("flush", ("flush",), "output"), ("invalidate", ("invalidate",), "output"),
+               ("writeback", ("writeback",), "output"))
+"""Split-transaction port roles -> names after the interface's prefix (`mem_d_data_rd_i` -> `data_rd`)."""
+
+SPLIT_DRIVEN = ("accept", "resp", "rdata", "rtag", "err")
+"""Inputs a split-transaction responder drives (`err` held low)."""
+
+
+def _split_responder(layout: Layout, prefix: str) -> Iface | None:
+    """A split-transaction memory port: a request taken while `accept` is high, answered later.
+
+    The request (`rd`, or any write strobe) is accepted on a clock where the design asserts it
+    and the responder's `accept` is high; a later clock raises the response valid (`ack` or
+    `valid`) with the read word and the request's tag echoed (ultraembedded's `mem_i_*` and
+    `mem_d_*` ports). Roles are the whole rest of the name after the prefix, since
+    `split_name` would cut `data_rd` in two.
+    """
+    found: dict[str, Signal] = {}
+    under: dict[tuple[str, str], Signal] = {}
+    for s in layout.ports:
+        low = _DECOR_SUFFIX.sub("", _DECOR_PREFIX.sub("", s.name.lower()))
+        if low.startswith(prefix + "_"):
+            under[(low[len(prefix) + 1:], s.direction)] = s
+    for role, names, direction in SPLIT_ROLES:
+        hit = next((under[(n, direction)] for n in names if (n, direction) in under), None)
+        if hit is not None and hit not in found.values():
+            found[role] = hit
+    one_bit = all(found[r].width == 1 for r in ("request", "accept", "resp") if r in found)
+    if not {"request", "accept", "resp", "addr"} <= set(found) or not one_bit or \
+            not {"rdata", "wdata"} & set(found):
+        return None
+    data = found.get("rdata") or found["wdata"]
+    return Iface(_clean(prefix), "split", {r: s.name for r, s in found.items()}, data.width, found["addr"].width)
+
+
+def _split_prefixes(layout: Layout) -> list[str]:
+    """Prefixes of inputs named like a split-transaction `accept` (`mem_i_accept_i` -> `mem_i`)."""
+    out = []
+    for s in layout.ports:
+        low = _DECOR_SUFFIX.sub("", _DECOR_PREFIX.sub("", s.name.lower()))
+        for name in SPLIT_ROLES[1][1]:
+            if s.direction == "input" and s.width == 1 and low.endswith("_" + name):
+                out.append(low[: -len(name) - 1])
+    return sorted(set(out))
+
+
 def _wb_master(ports: _Ports, prefix: str) -> Iface | None:
     stb, ack = ports.get(prefix, "stb", "output"), ports.get(prefix, "ack", "input")
     if stb is None or ack is None:
@@ -459,6 +517,8 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
         claim(_apb(ports, prefix, mined), buses)
     # A memory interface (valid/ready plus an address out and read data in) before streams:
     # picorv32's mem_valid/mem_ready would otherwise read as a stream out of the design.
+    for prefix in _split_prefixes(layout):
+        claim(_split_responder(layout, prefix), responders)
     for prefix in sorted(ports.by_group):
         found = _mem_responder(ports, prefix)
         if found is not None and found.kind == "mem":

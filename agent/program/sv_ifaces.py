@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from agent.program.interfaces import FIELD_ROLE, Iface, stream_payload_roles
 from agent.program.sv_common import hexlit, palette_of
-from agent.program.target import MEM_WORDS, TIMEOUT, Target
+from agent.program.target import MEM_WORDS, SPLIT_QUEUE, TIMEOUT, Target
 
 
 def _bits(t: Target, port: str) -> int:
@@ -290,6 +290,8 @@ def responder_lines(t: Target, r: Iface) -> list[str]:
         return [*_state(r.name, dw), *_fill_task(t, r, dw), *_axi_process(t, r, dw)]
     if kind == "wb_master":
         return [*_state(r.name, dw), *_fill_task(t, r, dw), *_wb_process(t, r, dw)]
+    if kind == "split":
+        return [*_state(r.name, dw), *_fill_task(t, r, dw), *_split_process(t, r, dw)]
     return [*_state(r.name, dw), *_fill_task(t, r, dw), *_mem_process(t, r, dw)]
 
 
@@ -341,6 +343,60 @@ def _wb_process(t: Target, r: Iface, dw: int) -> list[str]:
         f"    if ({cyc}{p('stb')}{accepted} && !{ack}) begin",
         *[f"      {s}" for s in lines],
         "    end",
+        "  end",
+        "end",
+    ]
+
+
+def split_requests(r: Iface) -> tuple[str, ...]:
+    """Roles whose outputs each make a request on a split-transaction port.
+
+    A data port (one that writes) answers every operation it accepts, cache maintenance
+    included (an LSU pops its queue on each answer); a read-only port answers reads only
+    (an answer on a fetch port is an instruction).
+    """
+    extra = ("wstrb", "flush", "invalidate", "writeback") if r.port("wdata") else ()
+    return tuple(role for role in ("request", *extra) if r.port(role))
+
+
+def _split_process(t: Target, r: Iface, dw: int) -> list[str]:
+    n, p = r.name, r.port
+    aw, tw = max(1, r.addr_bits), max(1, _bits(t, p("tag")) if p("tag") else 1)
+    strb = p("wstrb") if p("wstrb") and _bits(t, p("wstrb")) == max(1, dw // 8) else ""
+    writes = f"{p('wstrb')} != 0" if p("wstrb") else "1'b0"
+    asked = " || ".join(f"{p(role)} != 0" for role in split_requests(r))
+    answer = [f"bw_{p('resp')} <= 1'b1;"]
+    if p("rdata"):
+        answer.append(f"bw_{p('rdata')} <= bw_{n}_mem[{_index(f'bw_{n}_qa[bw_{n}_qh]', dw)}];")
+    if p("rtag"):
+        answer.append(f"bw_{p('rtag')} <= {_bits(t, p('rtag'))}'(bw_{n}_qt[bw_{n}_qh]);")
+    tag = p("tag") or "'0"
+    take = [f"bw_{n}_qa[(bw_{n}_qh + bw_{n}_qn) % {SPLIT_QUEUE}] = {p('addr')};",
+            f"bw_{n}_qt[(bw_{n}_qh + bw_{n}_qn) % {SPLIT_QUEUE}] = {tag};",
+            f"bw_{n}_qn = bw_{n}_qn + 1;"]
+    if p("wdata") and p("wstrb"):
+        take.insert(0, f"if ({writes}) {_write_bytes(n, _index(p('addr'), dw), p('wdata'), strb, dw)}")
+    return [
+        f"logic [{aw - 1}:0] bw_{n}_qa [{SPLIT_QUEUE}]; logic [{tw - 1}:0] bw_{n}_qt [{SPLIT_QUEUE}];",
+        f"int bw_{n}_qh = 0, bw_{n}_qn = 0;",
+        f"always @(posedge {_clk(t)}) begin",
+        f"  bw_{p('resp')} <= 1'b0;",
+        f"  if (!bw_{n}_on) begin bw_{n}_qh = 0; bw_{n}_qn = 0; bw_{p('accept')} <= 1'b0; end",
+        "  else begin",
+        "    // the oldest accepted request is answered after 0..latency waits",
+        f"    if (bw_{n}_qn > 0) begin",
+        f"      if (bw_{n}_wait > 0) bw_{n}_wait = bw_{n}_wait - 1;",
+        "      else begin",
+        *[f"        {a}" for a in answer],
+        f"        bw_{n}_qh = (bw_{n}_qh + 1) % {SPLIT_QUEUE}; bw_{n}_qn = bw_{n}_qn - 1;",
+        f"        if (bw_{n}_lat > 0) begin {_rand(n)} bw_{n}_wait = bw_{n}_rng % (bw_{n}_lat + 1); end",
+        "      end",
+        "    end",
+        f"    if (bw_{p('accept')} && ({asked})) begin",
+        *[f"      {a}" for a in take],
+        "    end",
+        f"    {_rand(n)}",
+        f"    bw_{p('accept')} <= (bw_{n}_qn < {SPLIT_QUEUE - 1}) && (bw_{n}_lat == 0 || bw_{n}_rng % 4 != 0);",
         "  end",
         "end",
     ]

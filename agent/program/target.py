@@ -17,6 +17,10 @@ from agent.program.rng import DrawField
 MEM_WORDS = 1024
 """Words in a responder's memory model (addresses alias modulo this)."""
 
+SPLIT_QUEUE = 8
+"""Requests a split-transaction responder holds between acceptance and answer (it stops
+accepting one short of this)."""
+
 TIMEOUT = 1000
 """Cycles a bus or stream handshake waits before giving up (the run goes on)."""
 

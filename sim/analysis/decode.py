@@ -110,14 +110,52 @@ _Constraint = tuple[str, int, int, int]
 """(var addr, lsb, width, value)."""
 
 
+def _mask_runs(mask: int, width: int) -> list[tuple[int, int]]:
+    """(lsb, width) of each run of set bits in `mask` (`0xfe00707f` -> bits 0-6, 12-14, 25-31)."""
+    runs, bit = [], 0
+    while bit < width:
+        if mask >> bit & 1:
+            start = bit
+            while bit < width and mask >> bit & 1:
+                bit += 1
+            runs.append((start, bit - start))
+        else:
+            bit += 1
+    return runs
+
+
+def _masked(net: Netlist, expr: Node | None, value: int) -> list[list[_Constraint]] | None:
+    """The constraints of `(v & MASK) == K`: one (lsb, width, value) per run of the mask's bits.
+
+    Decoders written with mask/match pairs (`(opcode & 32'hfe00707f) == 32'h33`) compare a
+    masked word, not a slice.
+    """
+    expr = ast.strip_transparent(expr)
+    if expr is None or expr.get("type") != "AND":
+        return None
+    mask, other = ast.const_of(ast.first(expr, "lhsp")), ast.first(expr, "rhsp")
+    if mask is None:
+        mask, other = ast.const_of(other), ast.first(expr, "lhsp")
+    found = _subject(net, other)
+    if mask is None or found is None or found[2] <= 0 or value & ~mask.value:
+        return None
+    var, base, width = found
+    runs = _mask_runs(mask.value, width)
+    if not runs:
+        return None
+    return [[(var, base + lsb, size, value >> lsb & ((1 << size) - 1)) for lsb, size in runs]]
+
+
 def _leaf(net: Netlist, leaf: Node, flags: Mapping[str, list[list[_Constraint]]]) -> list[list[_Constraint]] | None:
-    """Alternatives of constraints a term stands for: `v[a:b] == K`, `!v[a:b]`, a decoded flag; None otherwise."""
+    """Alternatives of constraints a term stands for: `v[a:b] == K`, `(v & M) == K`, `!v[a:b]`, a flag."""
     kind = leaf.get("type")
     if kind in ("EQ", "EQCASE"):
         lhs, rhs = ast.first(leaf, "lhsp"), ast.first(leaf, "rhsp")
         const, other = ast.const_of(lhs), rhs
         if const is None:
             const, other = ast.const_of(rhs), lhs
+        if const is not None and (masked := _masked(net, other, const.value)) is not None:
+            return masked
         found = _subject(net, other)
         if const is None or found is None or found[2] <= 0:
             return None

@@ -12,6 +12,7 @@ from agent.program.interfaces import (
     split_name,
     stream_payload_roles,
 )
+from agent.program.sv_ifaces import split_requests
 from sim.analysis.rtl_facts import Condition
 
 WBUART = layout("wbuart", ">i_clk >i_reset >i_wb_cyc >i_wb_stb >i_wb_we >i_wb_addr[2] >i_wb_data[32] >i_wb_sel[4] "
@@ -35,6 +36,12 @@ AXIS_SWITCH = layout("axis_switch", ">clk >rst >s_axis_tdata[32] >s_axis_tkeep[4
 UART16550 = layout("uart_top", ">wb_clk_i >wb_rst_i >wb_adr_i[5] >wb_dat_i[32] <wb_dat_o[32] >wb_we_i >wb_stb_i "
                    ">wb_cyc_i <wb_ack_o >wb_sel_i[4] <int_o <stx_pad_o >srx_pad_i <rts_pad_o >cts_pad_i "
                    "<dtr_pad_o >dsr_pad_i >ri_pad_i >dcd_pad_i", {"wb_rst_i": False}, "wb_clk_i")
+UE_RISCV = layout("riscv_core", ">clk_i >rst_i >mem_d_data_rd_i[32] >mem_d_accept_i >mem_d_ack_i >mem_d_error_i "
+                  ">mem_d_resp_tag_i[11] >mem_i_accept_i >mem_i_valid_i >mem_i_error_i >mem_i_inst_i[32] >intr_i "
+                  ">reset_vector_i[32] >cpu_id_i[32] <mem_d_addr_o[32] <mem_d_data_wr_o[32] <mem_d_rd_o "
+                  "<mem_d_wr_o[4] <mem_d_cacheable_o <mem_d_req_tag_o[11] <mem_d_invalidate_o <mem_d_writeback_o "
+                  "<mem_d_flush_o <mem_i_rd_o <mem_i_flush_o <mem_i_invalidate_o <mem_i_pc_o[32]",
+                  {"rst_i": False}, "clk_i")
 APB = layout("apb_regs", ">pclk >presetn >psel >penable >pwrite >paddr[8] >pwdata[32] <prdata[32] <pready",
              {"presetn": True}, "pclk")
 
@@ -108,6 +115,24 @@ def test_cpu_memory_is_answered_not_streamed() -> None:
     assert kinds["pcpi"] == "sink"  # pcpi_valid out / pcpi_ready in, no address: a handshake to answer
     assert not ifs.buses
     assert not ifs.streams
+
+
+def test_split_transaction_ports_are_answered_with_their_tags() -> None:
+    # ultraembedded's riscv_core: `mem_d_data_rd_i` would split into `mem_d_data` + `rd`.
+    ifs = recognise(UE_RISCV)
+    by_name = {r.name: r for r in ifs.responders}
+    data, fetch = by_name["mem_d"], by_name["mem_i"]
+    assert (data.kind, fetch.kind) == ("split", "split")
+    assert {r: data.port(r) for r in ("request", "accept", "resp", "rdata", "wdata", "wstrb", "tag", "rtag", "err")} == {
+        "request": "mem_d_rd_o", "accept": "mem_d_accept_i", "resp": "mem_d_ack_i", "rdata": "mem_d_data_rd_i",
+        "wdata": "mem_d_data_wr_o", "wstrb": "mem_d_wr_o", "tag": "mem_d_req_tag_o", "rtag": "mem_d_resp_tag_i",
+        "err": "mem_d_error_i"}
+    assert (fetch.port("addr"), fetch.port("resp"), fetch.port("rdata")) == ("mem_i_pc_o", "mem_i_valid_i", "mem_i_inst_i")
+    assert set(data.driven) == {"mem_d_accept_i", "mem_d_ack_i", "mem_d_data_rd_i", "mem_d_resp_tag_i", "mem_d_error_i"}
+    # A data port answers cache maintenance too; a fetch port answers reads only.
+    assert split_requests(data) == ("request", "wstrb", "flush", "invalidate", "writeback")
+    assert split_requests(fetch) == ("request",)
+    assert (ifs.streams, ifs.sinks) == ((), ())
 
 
 def test_axi_master_gets_a_responder() -> None:
