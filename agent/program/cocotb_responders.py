@@ -103,9 +103,11 @@ SPLIT = '''
 class SplitResponder(Responder):
     """A split-transaction port: requests taken while accept is high, answered in order after 0..latency waits."""
 
-    def ports(self, requests, byte_strobes, room):
-        """The roles that make requests, whether `wstrb` holds byte strobes, the queue's room."""
+    def ports(self, requests, writes, byte_strobes, room):
+        """The roles that make requests, the one that says a request writes, whether `wstrb` holds
+        byte strobes, the queue's room."""
         self.requests = requests
+        self.writes = writes
         self.byte_strobes = byte_strobes
         self.room = room
         self.queue = []
@@ -137,10 +139,9 @@ class SplitResponder(Responder):
                         self.wait = self.rng.next() % (self.latency + 1)
             if q["accept"] and any(self.high(role) for role in self.requests):
                 addr = self.high("addr")
-                strobes = self.high("wstrb") if "wstrb" in r else 0
-                if "wdata" in r and strobes:
+                if "wdata" in r and self.writes and self.high(self.writes):
                     write_bytes(self.words, self.index(addr), self.high("wdata"),
-                                strobes if self.byte_strobes else None, self.dw)
+                                self.high("wstrb") if self.byte_strobes else None, self.dw)
                 self.queue.append((addr, self.high("tag")))
             self.rng.next()
             q["accept"] = int(len(self.queue) < self.room - 1 and (self.latency == 0 or self.rng.state % 4 != 0))

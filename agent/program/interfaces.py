@@ -333,7 +333,8 @@ SPLIT_ROLES = (("request", ("rd", "req", "request", "read", "valid", "vld"), "ou
                ("addr", ("addr", "pc", "address", "adr"), "output"),
                ("rdata", ("data_rd", "rdata", "rd_data", "inst", "instr", "insn", "resp_data", "data"), "input"),
                ("wdata", ("data_wr", "wdata", "wr_data", "data"), "output"),
-               ("wstrb", ("wr", "wstrb", "be", "we"), "output"),
+               ("wstrb", ("wr", "wstrb", "be"), "output"),
+               ("we", ("we", "wr_en", "write"), "output"),
                ("tag", ("req_tag", "tag", "id"), "output"),
                ("rtag", ("resp_tag", "rsp_tag", "tag", "id"), "input"),
                ("err", ("error", "err", "resp_error"), "input"),
@@ -348,10 +349,11 @@ SPLIT_DRIVEN = ("accept", "resp", "rdata", "rtag", "err")
 def _split_responder(layout: Layout, prefix: str) -> Iface | None:
     """A split-transaction memory port: a request taken while `accept` is high, answered later.
 
-    The request (`rd`, or any write strobe) is accepted on a clock where the design asserts it
-    and the responder's `accept` is high; a later clock raises the response valid (`ack` or
-    `valid`) with the read word and the request's tag echoed (ultraembedded's `mem_i_*` and
-    `mem_d_*` ports). Roles are the whole rest of the name after the prefix, since
+    The request (`rd`/`req`, or any write strobe when there is no `we`) is accepted on a clock
+    where the design asserts it and the responder's `accept` is high; a later clock raises the
+    response valid (`ack`, `valid`, `rvalid`) with the read word and the request's tag echoed
+    (ultraembedded's `mem_i_*`/`mem_d_*` ports; OBI's `req`/`gnt`/`rvalid`, whose byte enables
+    are set on reads too, so its `we` says what writes). Roles are the whole rest of the name after the prefix, since
     `split_name` would cut `data_rd` in two.
     """
     found: dict[str, Signal] = {}
@@ -364,7 +366,7 @@ def _split_responder(layout: Layout, prefix: str) -> Iface | None:
         hit = next((under[(n, direction)] for n in names if (n, direction) in under), None)
         if hit is not None and hit not in found.values():
             found[role] = hit
-    one_bit = all(found[r].width == 1 for r in ("request", "accept", "resp") if r in found)
+    one_bit = all(found[r].width == 1 for r in ("request", "accept", "resp", "we") if r in found)
     if not {"request", "accept", "resp", "addr"} <= set(found) or not one_bit or \
             not {"rdata", "wdata"} & set(found):
         return None

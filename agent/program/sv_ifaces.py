@@ -355,15 +355,21 @@ def split_requests(r: Iface) -> tuple[str, ...]:
     included (an LSU pops its queue on each answer); a read-only port answers reads only
     (an answer on a fetch port is an instruction).
     """
-    extra = ("wstrb", "flush", "invalidate", "writeback") if r.port("wdata") else ()
-    return tuple(role for role in ("request", *extra) if r.port(role))
+    extra = ("flush", "invalidate", "writeback") if r.port("wdata") else ()
+    strobes = ("wstrb",) if r.port("wdata") and not r.port("we") else ()
+    return tuple(role for role in ("request", *strobes, *extra) if r.port(role))
+
+
+def split_writes(r: Iface) -> str:
+    """The role that says a split-transaction request writes: `we`, else the strobes ('' when neither)."""
+    return "we" if r.port("we") else "wstrb" if r.port("wstrb") else ""
 
 
 def _split_process(t: Target, r: Iface, dw: int) -> list[str]:
     n, p = r.name, r.port
     aw, tw = max(1, r.addr_bits), max(1, _bits(t, p("tag")) if p("tag") else 1)
     strb = p("wstrb") if p("wstrb") and _bits(t, p("wstrb")) == max(1, dw // 8) else ""
-    writes = f"{p('wstrb')} != 0" if p("wstrb") else "1'b0"
+    writes = f"{p(split_writes(r))} != 0" if split_writes(r) else "1'b0"
     asked = " || ".join(f"{p(role)} != 0" for role in split_requests(r))
     answer = [f"bw_{p('resp')} <= 1'b1;"]
     if p("rdata"):
@@ -374,7 +380,7 @@ def _split_process(t: Target, r: Iface, dw: int) -> list[str]:
     take = [f"bw_{n}_qa[(bw_{n}_qh + bw_{n}_qn) % {SPLIT_QUEUE}] = {p('addr')};",
             f"bw_{n}_qt[(bw_{n}_qh + bw_{n}_qn) % {SPLIT_QUEUE}] = {tag};",
             f"bw_{n}_qn = bw_{n}_qn + 1;"]
-    if p("wdata") and p("wstrb"):
+    if p("wdata") and split_writes(r):
         take.insert(0, f"if ({writes}) {_write_bytes(n, _index(p('addr'), dw), p('wdata'), strb, dw)}")
     return [
         f"logic [{aw - 1}:0] bw_{n}_qa [{SPLIT_QUEUE}]; logic [{tw - 1}:0] bw_{n}_qt [{SPLIT_QUEUE}];",

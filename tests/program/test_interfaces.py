@@ -12,7 +12,7 @@ from agent.program.interfaces import (
     split_name,
     stream_payload_roles,
 )
-from agent.program.sv_ifaces import split_requests
+from agent.program.sv_ifaces import split_requests, split_writes
 from sim.analysis.rtl_facts import Condition
 
 WBUART = layout("wbuart", ">i_clk >i_reset >i_wb_cyc >i_wb_stb >i_wb_we >i_wb_addr[2] >i_wb_data[32] >i_wb_sel[4] "
@@ -42,6 +42,9 @@ UE_RISCV = layout("riscv_core", ">clk_i >rst_i >mem_d_data_rd_i[32] >mem_d_accep
                   "<mem_d_wr_o[4] <mem_d_cacheable_o <mem_d_req_tag_o[11] <mem_d_invalidate_o <mem_d_writeback_o "
                   "<mem_d_flush_o <mem_i_rd_o <mem_i_flush_o <mem_i_invalidate_o <mem_i_pc_o[32]",
                   {"rst_i": False}, "clk_i")
+OBI_CORE = layout("obi_core", ">clk_i >rst_ni <instr_req_o >instr_gnt_i >instr_rvalid_i <instr_addr_o[32] "
+                  ">instr_rdata_i[32] >instr_err_i <data_req_o >data_gnt_i >data_rvalid_i <data_we_o <data_be_o[4] "
+                  "<data_addr_o[32] <data_wdata_o[32] >data_rdata_i[32] >data_err_i", {"rst_ni": True}, "clk_i")
 APB = layout("apb_regs", ">pclk >presetn >psel >penable >pwrite >paddr[8] >pwdata[32] <prdata[32] <pready",
              {"presetn": True}, "pclk")
 
@@ -133,6 +136,18 @@ def test_split_transaction_ports_are_answered_with_their_tags() -> None:
     assert split_requests(data) == ("request", "wstrb", "flush", "invalidate", "writeback")
     assert split_requests(fetch) == ("request",)
     assert (ifs.streams, ifs.sinks) == ((), ())
+
+
+def test_obi_ports_write_on_we_not_on_byte_enables() -> None:
+    # OBI (ibex, cv32e40p): req held until gnt, rvalid later; byte enables are set on reads too.
+    ifs = recognise(OBI_CORE)
+    by_name = {r.name: r for r in ifs.responders}
+    data, instr = by_name["data"], by_name["instr"]
+    assert (data.kind, instr.kind) == ("split", "split")
+    assert (data.port("accept"), data.port("resp"), data.port("wstrb"), data.port("we")) == (
+        "data_gnt_i", "data_rvalid_i", "data_be_o", "data_we_o")
+    assert split_requests(data) == ("request",)
+    assert (split_writes(data), split_writes(instr)) == ("we", "")
 
 
 def test_axi_master_gets_a_responder() -> None:
