@@ -22,7 +22,12 @@ from agent.program.interfaces import (
     Iface,
     stream_payload_roles,
 )
-from agent.program.sv_ifaces import decode_order, split_requests, split_writes
+from agent.program.sv_ifaces import (
+    decode_order,
+    split_byte_strobes,
+    split_requests,
+    split_writes,
+)
 from agent.program.target import SPLIT_QUEUE, Target
 
 AXIL_ROLES = ("awaddr", "awvalid", "awready", "wdata", "wvalid", "wready", "bvalid", "bready", "araddr", "arvalid",
@@ -245,9 +250,9 @@ def responder_plan(t: Target, r: Iface) -> DriverPlan:
     elif r.kind == "wb_master":
         cls, text = "WishboneResponder", rsp.WB_RESP
     elif r.kind == "split":
-        byte_strobes = bool(r.port("wstrb")) and bits_of(t, r.port("wstrb")) == max(1, max(8, r.data_bits or 32) // 8)
         factory = (f"SplitResponder(bw, {_roles(r)}, {_memory_args(r)}, {py_tuple(driven)})"
-                   f".ports({py_tuple(split_requests(r))}, {split_writes(r)!r}, {byte_strobes!r}, {SPLIT_QUEUE})")
+                   f".ports({py_tuple(split_requests(r))}, {split_writes(r)!r}, {split_byte_strobes(t, r)!r}, "
+                   f"{SPLIT_QUEUE})")
         return DriverPlan(r.name, factory, (*base, rsp.SPLIT))
     else:
         cls, text = "MemResponder", rsp.MEM

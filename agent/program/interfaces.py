@@ -57,10 +57,14 @@ DEFAULT_PERIODS = (16, 8, 4, 32, 25)
 """Bit periods tried when the design names none."""
 
 
+def _bare(name: str) -> str:
+    """A port name in lower case without its direction decorations: `i_wb_cyc` -> `wb_cyc`."""
+    return _DECOR_SUFFIX.sub("", _DECOR_PREFIX.sub("", name.lower()))
+
+
 def line_name(name: str) -> str:
     """A one-bit line's name without decorations, lower case: `srx_pad_i` -> `srx`, `i_uart_rx` -> `uart_rx`."""
-    low = _DECOR_SUFFIX.sub("", _DECOR_PREFIX.sub("", name.lower()))
-    return _DECOR_SUFFIX.sub("", _PAD_SUFFIX.sub("", low))
+    return _DECOR_SUFFIX.sub("", _PAD_SUFFIX.sub("", _bare(name)))
 
 
 def _serial_line(name: str, pattern: re.Pattern[str]) -> bool:
@@ -69,7 +73,7 @@ def _serial_line(name: str, pattern: re.Pattern[str]) -> bool:
 
 def split_name(name: str) -> tuple[str, str]:
     """(prefix, role) of a port name, lower case: `i_wb_cyc` -> (`wb`, `cyc`), `mem_ready` -> (`mem`, `ready`)."""
-    low = _DECOR_SUFFIX.sub("", _DECOR_PREFIX.sub("", name.lower()))
+    low = _bare(name)
     for role in sorted((*AXI_ROLES, *STREAM_ROLES), key=len, reverse=True):
         # Only after an underscore: `s_axi_awvalid`, but not APB's `pwdata` (which is no `p` + `wdata`).
         if low.endswith("_" + role):
@@ -327,8 +331,11 @@ def _mem_responder(ports: _Ports, prefix: str) -> Iface | None:
     return Iface(_clean(prefix) or "mem", kind, roles, rdata.width if rdata else 0, addr.width if addr else 0)
 
 
+SPLIT_ACCEPT = ("accept", "gnt", "grant", "req_ready", "cmd_ready")
+"""Names of the input that takes a split-transaction request (the port is found by it)."""
+
 SPLIT_ROLES = (("request", ("rd", "req", "request", "read", "valid", "vld"), "output"),
-               ("accept", ("accept", "gnt", "grant", "req_ready", "cmd_ready"), "input"),
+               ("accept", SPLIT_ACCEPT, "input"),
                ("resp", ("ack", "valid", "resp_valid", "rsp_valid", "rvalid"), "input"),
                ("addr", ("addr", "pc", "address", "adr"), "output"),
                ("rdata", ("data_rd", "rdata", "rd_data", "inst", "instr", "insn", "resp_data", "data"), "input"),
@@ -359,7 +366,7 @@ def _split_responder(layout: Layout, prefix: str) -> Iface | None:
     found: dict[str, Signal] = {}
     under: dict[tuple[str, str], Signal] = {}
     for s in layout.ports:
-        low = _DECOR_SUFFIX.sub("", _DECOR_PREFIX.sub("", s.name.lower()))
+        low = _bare(s.name)
         if low.startswith(prefix + "_"):
             under[(low[len(prefix) + 1:], s.direction)] = s
     for role, names, direction in SPLIT_ROLES:
@@ -378,8 +385,8 @@ def _split_prefixes(layout: Layout) -> list[str]:
     """Prefixes of inputs named like a split-transaction `accept` (`mem_i_accept_i` -> `mem_i`)."""
     out = []
     for s in layout.ports:
-        low = _DECOR_SUFFIX.sub("", _DECOR_PREFIX.sub("", s.name.lower()))
-        for name in SPLIT_ROLES[1][1]:
+        low = _bare(s.name)
+        for name in SPLIT_ACCEPT:
             if s.direction == "input" and s.width == 1 and low.endswith("_" + name):
                 out.append(low[: -len(name) - 1])
     return sorted(set(out))

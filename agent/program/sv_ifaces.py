@@ -365,11 +365,15 @@ def split_writes(r: Iface) -> str:
     return "we" if r.port("we") else "wstrb" if r.port("wstrb") else ""
 
 
+def split_byte_strobes(t: Target, r: Iface) -> bool:
+    """Whether a split-transaction port's `wstrb` has one bit per byte (else a write takes the word)."""
+    return bool(r.port("wstrb")) and _bits(t, r.port("wstrb")) == max(8, r.data_bits or 32) // 8
+
+
 def _split_process(t: Target, r: Iface, dw: int) -> list[str]:
     n, p = r.name, r.port
     aw, tw = max(1, r.addr_bits), max(1, _bits(t, p("tag")) if p("tag") else 1)
-    strb = p("wstrb") if p("wstrb") and _bits(t, p("wstrb")) == max(1, dw // 8) else ""
-    writes = f"{p(split_writes(r))} != 0" if split_writes(r) else "1'b0"
+    strb = p("wstrb") if split_byte_strobes(t, r) else ""
     asked = " || ".join(f"{p(role)} != 0" for role in split_requests(r))
     answer = [f"bw_{p('resp')} <= 1'b1;"]
     if p("rdata"):
@@ -381,7 +385,8 @@ def _split_process(t: Target, r: Iface, dw: int) -> list[str]:
             f"bw_{n}_qt[(bw_{n}_qh + bw_{n}_qn) % {SPLIT_QUEUE}] = {tag};",
             f"bw_{n}_qn = bw_{n}_qn + 1;"]
     if p("wdata") and split_writes(r):
-        take.insert(0, f"if ({writes}) {_write_bytes(n, _index(p('addr'), dw), p('wdata'), strb, dw)}")
+        write = _write_bytes(n, _index(p("addr"), dw), p("wdata"), strb, dw)
+        take.insert(0, f"if ({p(split_writes(r))} != 0) {write}")
     return [
         f"logic [{aw - 1}:0] bw_{n}_qa [{SPLIT_QUEUE}]; logic [{tw - 1}:0] bw_{n}_qt [{SPLIT_QUEUE}];",
         f"int bw_{n}_qh = 0, bw_{n}_qn = 0;",
