@@ -1,6 +1,6 @@
 """What the OS sandbox costs: sandboxed vs unsandboxed build and run, as ratios in one script.
 
-    python benchmarks/sandbox_cost.py [--designs a,b,c] [--builds 2] [--runs 40] [--engine-calls 60]
+    python benchmarks/sandbox_cost.py [--designs a,b,c] [--builds 2] [--runs 40] [--engine-calls 60] [--busy N]
 
 For each design (with an SV human test) it alternates the two modes so machine noise hits
 both alike:
@@ -14,12 +14,15 @@ both alike:
           early stop; warm build cache), the wall time a user waits for a proposal
 and prints the medians and the ratio sandboxed / unsandboxed (goal: <= 1.05 build,
 <= 1.2 run). The bare bubblewrap start-up (`bwrap ... true` vs `true`) is printed too,
-since it is the floor of the run overhead.
+since it is the floor of the run overhead. `--busy N` keeps N busy-looping processes running
+during the run measurements (a laptop whose editor and builds compete for the cores): every
+process a sandboxed run starts then also waits for a core.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import statistics
@@ -27,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from sim.run.evaluate import BuiltTestbench, SimOptions, build
@@ -105,6 +109,18 @@ def bwrap_floor(n: int = 40) -> tuple[float, float]:
     return statistics.median(plain), statistics.median(boxed)
 
 
+@contextlib.contextmanager
+def busy(n: int) -> Iterator[None]:
+    """`n` processes spinning on a core each for the duration of the block."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+    try:
+        yield
+    finally:
+        for p in spinners:
+            p.kill()
+            p.wait()
+
+
 def main() -> int:
     """Print one row per design and measurement, then the bwrap floor."""
     p = argparse.ArgumentParser()
@@ -112,6 +128,7 @@ def main() -> int:
     p.add_argument("--builds", type=int, default=2, help="cold builds per mode and design")
     p.add_argument("--runs", type=int, default=40, help="runs per mode and design")
     p.add_argument("--engine-calls", type=int, default=60, help="simulator calls per engine episode (0: skip)")
+    p.add_argument("--busy", type=int, default=0, help="busy-looping processes during the run measurements")
     args = p.parse_args()
     if not probe().available:
         raise SystemExit(f"the sandbox is not available here: {probe().reason}")
@@ -129,10 +146,11 @@ def main() -> int:
             assert built is not None
             run_s: dict[SandboxMode, list[float]] = {m: [] for m in MODES}
             run1_s: dict[SandboxMode, list[float]] = {m: [] for m in MODES}
-            for _ in range(args.runs // 10):
-                for mode in MODES:
-                    run_s[mode] += timed_runs(built, mode, 10)
-                    run1_s[mode] += timed_runs(built, mode, 10, work / name / "runs")
+            with busy(args.busy):
+                for _ in range(args.runs // 10):
+                    for mode in MODES:
+                        run_s[mode] += timed_runs(built, mode, 10)
+                        run1_s[mode] += timed_runs(built, mode, 10, work / name / "runs")
             engine_s: dict[SandboxMode, list[float]] = {m: [] for m in MODES}
             if args.engine_calls:
                 for mode in MODES:  # a first full episode builds the harness and replays (ccache is off)

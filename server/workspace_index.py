@@ -57,18 +57,36 @@ class ModuleIndex:
     def __init__(self) -> None:
         self._entries: dict[Path, Entry] = {}
         self._filelists: set[Path] = set()
-        self._folders: set[Path] = set()
+        self._folders: dict[Path, threading.Event] = {}
+        """Folder -> set once its first walk has finished (the walk runs in the first caller's thread)."""
         self._lock = threading.Lock()
         self.scans = 0
         """Files scanned so far (tests check that a save re-scans one file)."""
 
     def ensure(self, folder: Path) -> None:
-        """Index `folder` once (later changes arrive through `update`)."""
+        """Index `folder` once (later changes arrive through `update`); returns when it is indexed.
+
+        A caller that arrives while another thread walks the folder waits for that walk: a
+        save that came before the index was ready would otherwise see a half-built index and
+        simulate the saved file alone.
+        """
         folder = folder.resolve()
         with self._lock:
-            if folder in self._folders:
-                return
-            self._folders.add(folder)
+            done = self._folders.get(folder)
+            if done is None:
+                done = self._folders[folder] = threading.Event()
+                walker = True
+            else:
+                walker = False
+        if not walker:
+            done.wait()
+            return
+        try:
+            self._walk(folder)
+        finally:
+            done.set()
+
+    def _walk(self, folder: Path) -> None:
         count = 0
         for root, dirs, names in os.walk(folder):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)

@@ -116,6 +116,26 @@ def find_verilator(explicit: str | None = None) -> Verilator:
     return Verilator(path, coverage, version, text)
 
 
+TOOL_BINARIES = ("verilator", "verilator_bin")
+"""Files of an installation whose identity goes into every build key (the wrapper and the compiler)."""
+
+
+def tool_fingerprint(tool: Verilator) -> str:
+    """What identifies the Verilator that builds: its version line, path, and its binaries' size and mtime.
+
+    Two installations of one version (a rebuilt wheel, a patched binary) must not share
+    cached builds; the stat is cheap where a content hash of a 30 MB binary is not.
+    """
+    parts = [tool.version_text, str(tool.verilator.resolve())]
+    for name in TOOL_BINARIES:
+        try:
+            st = (tool.bin_dir / name).stat()
+        except OSError:
+            continue
+        parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+    return "\n".join(parts)
+
+
 def tool_env(tool: Verilator, base: Mapping[str, str] | None = None) -> dict[str, str]:
     """Environment for children: Verilator's bin/ first on PATH, ccache for objects."""
     env = dict(os.environ if base is None else base)

@@ -57,8 +57,8 @@ class ProgramSearchResult:
 
     entries: tuple[Entry, ...]
     """The set cover of the corpus, in the order found."""
-    covered: int
-    """Points the entries cover together (the union the search saw)."""
+    keys: frozenset[str]
+    """The points the entries cover together (the union the search saw, or the assembled run's)."""
     total: int
     """Points of the design (0 when no run gave coverage)."""
     trials: tuple[Trial, ...] = ()
@@ -71,6 +71,11 @@ class ProgramSearchResult:
     """Move -> points it added."""
     best: SimResult | None = None
     """The best single run (what plain random keeps; the first kept run otherwise)."""
+
+    @property
+    def covered(self) -> int:
+        """How many points the entries cover together."""
+        return len(self.keys)
 
     @property
     def program(self) -> Program:

@@ -24,6 +24,7 @@ from agent.heuristic.corpus import (
     Weigh,
     chain_starts,
     chapters,
+    covered_keys,
     set_cover,
 )
 from agent.heuristic.program_search import ProgramSearch, ProgramSearchConfig
@@ -43,7 +44,7 @@ from agent.program.target import Target
 from agent.program.text import format_program
 from sim.analysis.interface import DesignInterface, read_interface
 from sim.errors import DesignError
-from sim.run.coverage import restricted_reader
+from sim.run.coverage import restricted_reader, top_free_key
 from sim.run.evaluate import BuiltTestbench, SimOptions, build_sv, evaluate_sv
 from sim.suite import Design
 from sim.types import SimResult, Status, UncoveredPoint
@@ -92,7 +93,7 @@ class EngineReport:
     wall_s: float
     """Seconds the engine ran."""
     reproduced: bool
-    """True when the final testbench covered exactly what its programs covered in the search."""
+    """True when the final testbench covered exactly the points (the same set) its programs covered in the search."""
     note: str = ""
     """Why something did not work, or why the search stopped early ('' when all went well)."""
     cocotb: str = ""
@@ -137,8 +138,7 @@ class EngineReport:
         lines += summarize_failures(s.failures)
         if self.final is not None and not self.reproduced:
             lines.append(
-                "note: the testbench run alone covered a different number of points than its programs did "
-                "one by one in the search"
+                "note: the testbench run alone covered other points than its programs did in the search"
             )
         if self.mutation:
             lines.append(f"mutation objective: {self.mutation}")
@@ -375,8 +375,7 @@ def run_engine(
             ),
         )
         if assembled is not None and assembled.coverage is not None:
-            covered = sum(m.covered for m in assembled.coverage.metrics.values())
-            result = replace(result, entries=tuple(e for _, e in kept), covered=covered)
+            result = replace(result, entries=tuple(e for _, e in kept), keys=covered_keys(assembled))
             starts = tuple(at for at, _ in kept)
     hunted = ""
     if hunting:
@@ -419,11 +418,7 @@ def run_engine(
         final = evaluate_sv(design, tb, tb_name=f"tb_{design.top}.sv", options=options)
         if final.status != Status.OK:
             note = f"final testbench: {final.status.value}: {final.detail}"
-    reproduced = (
-        final is not None
-        and final.coverage is not None
-        and sum(m.covered for m in final.coverage.metrics.values()) == result.covered
-    )
+    reproduced = reproduces(final, result)
     cocotb = _cocotb(target, program)
     report = EngineReport(
         strategy,
@@ -438,6 +433,18 @@ def run_engine(
         program,
     )
     return tb, report
+
+
+def reproduces(final: SimResult | None, result: ProgramSearchResult) -> bool:
+    """Whether the final testbench's own run covered exactly the points its programs covered.
+
+    The same points, not just as many: a testbench that loses one branch and gains another
+    toggle did not reproduce its search.
+    """
+    if final is None or final.report is None:
+        return False
+    # The final testbench's top is not the search harness's: compare keys below the top.
+    return {top_free_key(k) for k in covered_keys(final)} == {top_free_key(k) for k in result.keys}
 
 
 def fit_lines(
@@ -456,8 +463,7 @@ def fit_lines(
             return weigh(e.covered - others), len(e.covered - others)
 
         entries.remove(min(entries, key=lambda e: (unique(e), -len(e.program))))
-    covered = len(frozenset().union(*(e.covered for e in entries))) if entries else 0
-    return replace(result, entries=tuple(entries), covered=covered)
+    return replace(result, entries=tuple(entries), keys=frozenset().union(*(e.covered for e in entries)))
 
 
 def _tb_lines(target: Target, result: ProgramSearchResult, design: Design) -> int:

@@ -40,7 +40,7 @@ from agent.heuristic.stimulus import Hints
 from agent.program.ops import Op, Program, assigns, op
 from agent.program.target import MAX_AVOID, Target
 from agent.program.text import format_program
-from sim.run.coverage import CoveragePoint, CoverageReport, uncovered
+from sim.run.coverage import CoveragePoint, CoverageReport, source_lines_of, uncovered
 from sim.types import SimResult, Status, UncoveredPoint
 
 logger = logging.getLogger(__name__)
@@ -128,6 +128,8 @@ class ProgramSearch:
         self.corpus: list[Entry] = []
         self.union: set[str] = set()
         self.points: dict[str, CoveragePoint] = {}
+        self.source_lines: Callable[[str], list[str] | None] = source_lines_of(())
+        """Source lines of the design's points, as the evaluator's restricted reader gave them."""
         self.weigh: Weigh = len
         """What covered points are worth: their share of the overall score once a run named them."""
         self.trials: list[Trial] = []
@@ -155,7 +157,9 @@ class ProgramSearch:
     def holes(self) -> tuple[UncoveredPoint, ...]:
         """The points no kept program covers yet, with their source text."""
         missing = [p for key, p in self.points.items() if key not in self.union]
-        return uncovered(CoverageReport(tuple(missing)))
+        # The text comes from the first run's uncovered points, which the evaluator read through
+        # its restricted reader: a file name in a coverage.dat is never opened here.
+        return uncovered(CoverageReport(tuple(missing)), read_source=self.source_lines)
 
     def _note(self, label: str, gained: int, kept: bool, status: Status) -> None:
         """Append one simulator call to the trial record."""
@@ -172,6 +176,7 @@ class ProgramSearch:
             return 0
         if not self.points:
             self.points = {p.key: p for p in result.report.points}
+            self.source_lines = source_lines_of(result.uncovered)
             self.weigh = weigher(score_weights(result.report.points))
         keys = covered_keys(result)
         # best_entry holds the best run's keys: no need to recount them on every trial
@@ -520,13 +525,13 @@ class ProgramSearch:
             entries: tuple[Entry, ...] = (
                 (self.best_entry,) if self.best_entry is not None else ()
             )
-            covered = len(self.best_entry.covered) if self.best_entry is not None else 0
+            keys = self.best_entry.covered if self.best_entry is not None else frozenset()
         else:
             entries = set_cover(self.corpus, self.weigh)
-            covered = len(self.union)
+            keys = frozenset(self.union)
         return ProgramSearchResult(
             entries,
-            covered,
+            keys,
             self.total,
             tuple(self.trials),
             tuple(self.failures),

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from sim.run.cache import build_key, locked
-from sim.run.commands import BuildSpec, check_seed, coverage_args
+from sim.run.cache import BUILD_DIR_PLACEHOLDER, build_key, locked
+from sim.run.commands import LENIENT_WARNINGS, BuildSpec, check_seed, coverage_args
 from sim.run.evaluate import SimOptions, builds_dir, observe, sandbox_for
 from sim.run.messages import parse_messages
 from sim.sandbox.bwrap import Sandbox, status_note
@@ -23,7 +23,7 @@ from sim.sandbox.guard import COCOTB_AUDIT_SITE, check_cocotb
 from sim.sandbox.outputs import UnsafeOutputError, read_output
 from sim.sandbox.process import Cancel, Limits, read_tail, run_command
 from sim.suite import Design
-from sim.tools import find_verilator, tool_env
+from sim.tools import find_verilator, tool_env, tool_fingerprint
 from sim.types import Message, SimResult, Status
 
 COMPAT_DIR = Path(__file__).parent / "cocotb_compat"
@@ -39,6 +39,15 @@ def _installed_top_levels() -> frozenset[str]:
     """Top-level modules of installed distributions (cocotb, pytest, ...) and our own packages."""
     return frozenset({*importlib.metadata.packages_distributions(), "sitecustomize", "usercustomize",
                       "sim", "agent", "server", "training", "benchwright"})
+
+
+@functools.lru_cache(maxsize=1)
+def _cocotb_version() -> str:
+    """The installed cocotb's version ('' when it is not installed: the build then fails and says so)."""
+    try:
+        return importlib.metadata.version("cocotb")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
 
 
 def generated_name_error(name: str) -> str | None:
@@ -115,7 +124,22 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
     builds = builds_dir(options)
     spec = BuildSpec(sources=design.rtl, top=design.top, include_dirs=design.include_dirs,
                      defines=design.defines, metrics=options.metrics, extra_args=options.extra_args)
-    key = "cocotb-" + build_key(spec, tool.version_text)
+    defines: dict[str, object] = {}
+    for d in design.defines:
+        name, _, value = d.partition("=")
+        defines[name] = value or 1
+    build_args = [*LENIENT_WARNINGS, *coverage_args(options.metrics), *options.extra_args]
+
+    def request(bdir: Path) -> dict[str, object]:
+        """What the driver is asked to build in `bdir`."""
+        return {"sources": [str(p) for p in design.rtl], "includes": [str(p) for p in design.include_dirs],
+                "defines": defines, "toplevel": design.top, "build_args": build_args,
+                "build_dir": str(bdir / "sim_build"), "log_file": str(bdir / "build.log")}
+
+    # Keyed by the exact request (build directory as a placeholder) and cocotb's version: the
+    # runner turns the request into Verilator's command line, so both decide the binary.
+    keyed = [json.dumps(request(BUILD_DIR_PLACEHOLDER), sort_keys=True), f"cocotb {_cocotb_version()}"]
+    key = "cocotb-" + build_key(spec, keyed, tool_fingerprint(tool))
     bdir = builds / key
     build_s, cached = 0.0, True
     with locked(builds / "locks" / f"{key}.lock"):
@@ -124,16 +148,8 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
             shutil.rmtree(bdir, ignore_errors=True)
             bdir.mkdir(parents=True)
             log = bdir / "build.log"
-            defines: dict[str, object] = {}
-            for d in design.defines:
-                name, _, value = d.partition("=")
-                defines[name] = value or 1
-            build_args = ["-Wno-fatal", "-Wno-lint", "-Wno-style", *coverage_args(options.metrics), *options.extra_args]
             ok, build_s, tail, timed_out = _driver(
-                "build",
-                {"sources": [str(p) for p in design.rtl], "includes": [str(p) for p in design.include_dirs],
-                 "defines": defines, "toplevel": design.top, "build_args": build_args,
-                 "build_dir": str(bdir / "sim_build"), "log_file": str(log)},
+                "build", request(bdir),
                 bdir, env, Limits(timeout_s=options.build_timeout_s, memory_bytes=options.build_memory_bytes,
                                   file_bytes=None), log, cancel,
                 sandbox_for(design, tool, options, write=(bdir,), build=True))

@@ -377,21 +377,6 @@ def summarize(report: CoverageReport, metrics: Iterable[str] = METRICS) -> Cover
     return CoverageSummary(result)
 
 
-def _disk_reader() -> Callable[[str], list[str] | None]:
-    """A source reader for one call of `uncovered`: reads each file once (utf-8, replace)."""
-    cache: dict[str, list[str] | None] = {}
-
-    def read(path: str) -> list[str] | None:
-        if path not in cache:
-            try:
-                cache[path] = Path(path).read_bytes().decode("utf-8", errors="replace").splitlines()
-            except OSError:
-                cache[path] = None
-        return cache[path]
-
-    return read
-
-
 def restricted_reader(files: Iterable[Path], folders: Iterable[Path] = ()) -> Callable[[str], list[str] | None]:
     """A source reader for `uncovered` that reads only `files` and files under `folders` (once each).
 
@@ -417,18 +402,56 @@ def restricted_reader(files: Iterable[Path], folders: Iterable[Path] = ()) -> Ca
     return read
 
 
+def top_free_key(key: str) -> str:
+    """A point's key with its instance path made relative to the top (`tb.dut.u` -> `dut.u`).
+
+    The same DUT point under two testbench tops (the engine's harness, the final testbench)
+    then has one key; every other field (file, line, column, kind, comment) is kept.
+    """
+    fields = key.split("\x01")
+    for i, part in enumerate(fields):
+        name, sep, value = part.partition("\x02")
+        if sep and name == "h":
+            fields[i] = f"h\x02{value.partition('.')[2] or value}"
+    return "\x01".join(fields)
+
+
+def source_lines_of(points: Iterable[UncoveredPoint]) -> Callable[[str], list[str] | None]:
+    """A source reader for `uncovered` that serves only the lines `points` already carry.
+
+    For points a restricted read has given their text once (a run's `uncovered`): reading
+    them again needs no disk access at all.
+    """
+    known: dict[str, dict[int, str]] = {}
+    for p in points:
+        known.setdefault(p.file, {})[p.line] = p.source
+
+    cache: dict[str, list[str] | None] = {}
+
+    def read(path: str) -> list[str] | None:
+        if path not in cache:
+            lines = known.get(path)
+            cache[path] = None if lines is None else [lines.get(n, "") for n in range(1, max(lines) + 1)]
+        return cache[path]
+
+    return read
+
+
 def uncovered(
     report: CoverageReport,
     metrics: Iterable[str] = METRICS,
-    read_source: Callable[[str], list[str] | None] | None = None,
+    *,
+    read_source: Callable[[str], list[str] | None],
 ) -> tuple[UncoveredPoint, ...]:
     """Points of the given metrics with count 0, sorted by (file, line, kind), with their source text.
 
-    `read_source(file)` returns the file's lines (None when unreadable); the default reads
-    from disk, once per file. The text is stripped; '' when the line cannot be read.
+    `read_source(file)` returns the file's lines (None when unreadable): `restricted_reader`
+    for a run's coverage.dat, whose file names a run could have forged, or
+    `source_lines_of` for points already read. There is no default that reads any path.
+    The text is stripped; '' when the line cannot be read.
     """
     wanted = set(metrics)
-    reader = read_source if read_source is not None else _disk_reader()
+    reader = read_source
     misses = sorted(
         (p for p in report.points if p.kind in wanted and not p.covered),
         key=lambda p: (p.file, p.line, p.kind),

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from sim.errors import CoverageParseError
 from sim.run import coverage as cov
-from sim.run.cache import build_key, cache_root, locked
+from sim.run.cache import BUILD_DIR_PLACEHOLDER, build_key, cache_root, locked
 from sim.run.commands import (
     DEFAULT_SEED,
     BuildSpec,
@@ -44,7 +44,7 @@ from sim.sandbox.outputs import UnsafeOutputError, read_output_text
 from sim.sandbox.process import Cancel, Limits, read_tail, run_commands
 from sim.sandbox.session import SandboxSession
 from sim.suite import Design
-from sim.tools import Verilator, find_verilator, tool_env
+from sim.tools import Verilator, find_verilator, tool_env, tool_fingerprint
 from sim.types import (
     METRICS,
     CoverageSummary,
@@ -174,7 +174,7 @@ _MODULE_RE = re.compile(r"^\s*module\s+(?:automatic\s+|static\s+)?([A-Za-z_]\w*)
 
 def _fault_file(options: SimOptions, design: Design) -> Path:
     """Where metrics known to crash Verilator on this design are remembered."""
-    key = build_key(BuildSpec(sources=design.rtl, top=design.top), "faults")
+    key = build_key(BuildSpec(sources=design.rtl, top=design.top), (design.top,), "faults")
     return builds_dir(options) / "faults" / f"{key}.json"
 
 
@@ -369,7 +369,7 @@ def observe(design: Design, dat: Path, metrics: Sequence[str], waivers: Path | N
     except (UnsafeOutputError, OSError) as exc:
         return f"cannot write the lcov file: {exc}"
     return Observation(cov.summarize(dut, tuple(metrics)),
-                       cov.uncovered(dut, tuple(metrics), cov.restricted_reader(design.rtl, design.include_dirs)), dat, lcov, dut,
+                       cov.uncovered(dut, tuple(metrics), read_source=cov.restricted_reader(design.rtl, design.include_dirs)), dat, lcov, dut,
                        scopes, notes, attributed.counts())
 
 
@@ -456,7 +456,11 @@ def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options:
         probe = BuildSpec(sources=(*design.rtl, *tb_files, *(Path("@gen") / n for n in gen)), top=top,
                           include_dirs=design.include_dirs, defines=design.defines, metrics=metrics,
                           extra_args=options.extra_args, jobs=options.jobs)
-        key = build_key(probe, tool.version_text, {str(Path("@gen") / n): t.encode() for n, t in gen.items()})
+        # The key hashes the exact command (build directory as a placeholder), so a flag
+        # derived differently by another release of this code never reuses a stale binary.
+        keyed = verilator_build(tool.verilator, probe, BUILD_DIR_PLACEHOLDER / "obj", EXE_NAME)
+        key = build_key(probe, [a for cmd in keyed for a in cmd], tool_fingerprint(tool),
+                        {str(Path("@gen") / n): t.encode() for n, t in gen.items()})
         bdir = builds / key
         spec = replace(probe, sources=(*design.rtl, *tb_files, *(bdir / n for n in gen)))
         cmds = verilator_build(tool.verilator, spec, bdir / "obj", EXE_NAME)

@@ -11,7 +11,12 @@ Each run still gets a small sandbox of its own inside the session (a nested `bwr
 3 ms): a new PID namespace, so every process the run started dies with it (`setsid`, a
 double fork and `nohup` included: when the run's first process exits the kernel kills the
 rest), and a view in which the session's folder is an empty tmpfs with only this run's
-directory bound back, so no run can see or change another run's files.
+directory bound back, so no run can see or change another run's files; /proc is an empty
+tmpfs there, as in the lean view of a single run (a compiled binary needs none).
+
+The wall-clock limit is kept by the host, not by a `timeout` process per run: a run past
+its limit ends the whole session (the next run starts a new one). Each process exec'd per
+run costs about a millisecond, as much as a short simulation's own start-up.
 """
 
 from __future__ import annotations
@@ -41,25 +46,20 @@ from sim.sandbox.process import (
 )
 
 ARGV_FILE = ".bw-argv"
-"""Per-run file: the timeout in seconds on its first line, then one argv element per line."""
+"""Per-run file: one argv element per line."""
 
 IDLE_EXIT_S = 120
 """The loop exits after this long without a request (a forgotten session ends itself)."""
-
-TIMEOUT_STATUS = 124
-"""What coreutils `timeout` returns when it had to stop the command."""
 
 LOOP = r"""
 while IFS= read -r -t "$BW_IDLE" dir; do
   status=126
   if cd -- "$dir"; then
-    { IFS= read -r limit; set --; while IFS= read -r arg; do set -- "$@" "$arg"; done; } < .bw-argv
-    setsid timeout -k 1 "$limit" "$BW_BWRAP" --unshare-pid --die-with-parent --dev-bind / / --proc /proc \
-      --tmpfs "$BW_ROOT" --bind "$dir" "$dir" --chdir "$dir" -- "$@" >> run.log 2>&1 < /dev/null &
-    pid=$!
-    wait "$pid"
+    set --
+    while IFS= read -r arg; do set -- "$@" "$arg"; done < .bw-argv
+    "$BW_BWRAP" --unshare-pid --new-session --die-with-parent --dev-bind / / --tmpfs /proc \
+      --tmpfs "$BW_ROOT" --bind "$dir" "$dir" --chdir "$dir" -- "$@" >> run.log 2>&1 < /dev/null
     status=$?
-    kill -KILL -- "-$pid" 2> /dev/null
     cd /
   fi
   echo "$status"
@@ -68,11 +68,11 @@ done
 """The request loop run inside the sandbox (bash: `read -t`); each run in a nested bwrap (see the module doc)."""
 
 
-def argv_file_text(argv: Sequence[str], timeout_s: float) -> str:
+def argv_file_text(argv: Sequence[str]) -> str:
     """The request file for one run; argv elements must be single lines."""
     if any("\n" in a or "\r" in a for a in argv):
         raise ValueError("a sandboxed session cannot pass an argument containing a newline")
-    return "\n".join([f"{max(timeout_s, 0.1):.3f}", *argv]) + "\n"
+    return "\n".join(argv) + "\n"
 
 
 def parse_status(line: str) -> int | None:
@@ -140,7 +140,7 @@ class SandboxSession:
         """Run `argv` in `cwd` (a directory from `new_run_dir`) inside the session; never raises on failure."""
         if cwd.parent != self.root or log_path != cwd / "run.log":
             raise ValueError("session runs happen in their own run directory, logging to run.log")
-        cwd.joinpath(ARGV_FILE).write_text(argv_file_text(argv, timeout_s))
+        cwd.joinpath(ARGV_FILE).write_text(argv_file_text(argv))
         with log_path.open("ab") as log:
             log.write(f"$ {shlex.join(argv)}\n".encode())
         with self._lock:
@@ -150,8 +150,8 @@ class SandboxSession:
                 return RunResult(tuple(argv), 127, time.monotonic() - start, log_path,
                                  "the sandbox session could not be started")
             assert proc.stdout is not None
-            # The loop's own `timeout` stops the run; the host deadline is for a wedged loop.
-            deadline = start + timeout_s + 10.0
+            # The host keeps the limit: past it the session (and the run in it) is killed.
+            deadline = start + max(timeout_s, 0.1)
             line = b""
             fd = proc.stdout.fileno()
             while not line.endswith(b"\n"):
@@ -175,10 +175,7 @@ class SandboxSession:
             duration = time.monotonic() - start
         status = parse_status(line.decode("ascii", "replace"))
         returncode = 127 if status is None else status
-        timed_out = returncode == TIMEOUT_STATUS and duration >= timeout_s * 0.9
-        if timed_out:
-            append_output(log_path, f"\n[benchwright] killed after {timeout_s:.1f} s wall-clock limit\n".encode())
-        return RunResult(tuple(argv), returncode, duration, log_path, read_tail(log_path), timed_out)
+        return RunResult(tuple(argv), returncode, duration, log_path, read_tail(log_path))
 
     def _stop(self) -> None:
         if self._proc is not None:

@@ -140,6 +140,46 @@ def _runner(calls: list[Program]):  # type: ignore[no-untyped-def]
     return run
 
 
+def test_holes_never_open_a_file_that_a_coverage_file_names(tmp_path: Path) -> None:
+    """A run's coverage.dat can name any file; the holes that steer the search carry only the text the
+    evaluator's restricted reader gave its points ('' for a file outside the design)."""
+    secret = tmp_path / "id_rsa"
+    secret.write_text("SECRET-KEY line 1\nSECRET-KEY line 2\n")
+    design_file = tmp_path / "dut.sv"
+
+    def run(program: Program) -> SimResult:
+        points = (CoveragePoint("line", str(secret), 1, 0, "", "tb.dut", "t", (), 0, "forged"),
+                  CoveragePoint("line", str(design_file), 2, 0, "", "tb.dut", "t", (), 0, "real"))
+        told = (UncoveredPoint("line", str(secret), 1, "", ""), UncoveredPoint("line", str(design_file), 2, "", "y = a;"))
+        cov = CoverageSummary({"line": MetricSummary(0, 2)})
+        return SimResult(Status.OK, coverage=cov, report=CoverageReport(points), uncovered=told)
+
+    search = ProgramSearch(TARGET, run, hints=Hints(palettes=TARGET.palettes),
+                           config=ProgramSearchConfig(seed=1, max_trials=2))
+    search.run()
+    assert [(Path(h.file).name, h.source) for h in search.holes()] == [("dut.sv", "y = a;"), ("id_rsa", "")]
+
+
+def test_reproduced_means_the_same_points_not_as_many() -> None:
+    from agent.heuristic.corpus import ProgramSearchResult
+    from agent.heuristic.engine import reproduces
+
+    def key(name: str, top: str) -> str:  # Verilator's record layout: \x01field\x02value
+        return f"\x01f\x02/f.sv\x01l\x021\x01o\x02{name}\x01h\x02{top}.dut"
+
+    def final(covered: set[str]) -> SimResult:
+        points = tuple(CoveragePoint("line", "/f.sv", 1, 0, k, "tb_t.dut", "t", (), int(k in covered), key(k, "tb_t"))
+                       for k in ("a", "b", "c"))
+        return SimResult(Status.OK, report=CoverageReport(points))
+
+    # The search ran the same DUT under its harness: another top, the same points below it.
+    searched = ProgramSearchResult((), frozenset({key("a", "bw_harness"), key("b", "bw_harness")}), 3)
+    assert reproduces(final({"a", "b"}), searched)
+    assert not reproduces(final({"a", "c"}), searched)  # as many points, other ones
+    assert not reproduces(final({"a"}), searched)
+    assert not reproduces(None, searched)
+
+
 def test_search_keeps_gains_covers_all_and_reproduces() -> None:
     calls: list[Program] = []
     cfg = ProgramSearchConfig(seed=1, max_trials=60)

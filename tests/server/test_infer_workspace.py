@@ -98,6 +98,38 @@ def test_find_project_infers_the_top_holding_the_saved_file(ws: Path) -> None:
     assert alone.design.top == "prescaler"
 
 
+def test_a_save_during_the_first_index_walk_waits_for_it(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The race found last turn: a save that arrives while the index is still being built (the
+    lint of the opened file started the walk) must not see a half-built index and simulate the
+    saved file as a design of its own."""
+    import threading
+    import time
+
+    from server import workspace_index
+
+    (ws / "pwm_timer" / "files.f").unlink()
+    (ws / "pwm_timer" / "rtl" / "cells.f").unlink()
+    walking = threading.Event()
+    real_scan = workspace_index.hdl_scan.scan
+
+    def slow_scan(text: str):  # type: ignore[no-untyped-def]
+        walking.set()
+        time.sleep(0.1)  # a big workspace: the walk takes a while
+        return real_scan(text)
+
+    monkeypatch.setattr(workspace_index.hdl_scan, "scan", slow_scan)
+    index = ModuleIndex()
+    first = threading.Thread(target=index.ensure, args=(ws,))
+    first.start()
+    assert walking.wait(10)
+    leaf = ws / "pwm_timer" / "rtl" / "prescaler.sv"
+    project = find_project(leaf, [ws], Settings(), index)  # the save, while the walk goes on
+    first.join()
+    assert project is not None
+    assert project.design.top == "pwm_timer", "the save saw a half-built index"
+    assert index.scans == 7  # one walk, not two
+
+
 @pytest.mark.simulator_required
 @requires_verilator
 def test_a_workspace_filelist_is_honoured_and_settings_override(ws: Path) -> None:

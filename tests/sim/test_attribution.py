@@ -20,7 +20,8 @@ from sim.suite import load_design
 from sim.tools import Verilator, find_verilator, tool_env
 
 DATA = Path(__file__).parents[1] / "data" / "sim" / "noinline"
-REAL = Path("/work/shared/benchmarks/real")
+REAL = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "real"
+"""The cloned repositories of the shared benchmark folder, beside the checkout (as in CI)."""
 ROW = re.compile(r"^\s+(\w+)\s*:\s*([\d.]+)%\s*\(\s*(\d+)/\s*(\d+)\)")
 
 
@@ -30,6 +31,11 @@ def verilator() -> Verilator:
         return find_verilator()
     except ToolNotFoundError as exc:
         pytest.skip(str(exc))
+
+
+def fresh_cache(tmp_path: Path) -> SimOptions:
+    """Options with an empty build cache (these tests are about the flags the build gets)."""
+    return SimOptions(cache_dir=tmp_path / "cache")
 
 
 def hier_report(tool: Verilator, dat: Path) -> dict[str, dict[str, tuple[int, int]]]:
@@ -56,8 +62,9 @@ def counts(result_coverage: object) -> dict[str, tuple[int, int]]:
 @pytest.mark.simulator_required
 def test_every_instance_under_the_dut_counts_like_verilator_coverage(verilator: Verilator, tmp_path: Path) -> None:
     design = load_design(DATA)
-    result = evaluate_files(design, [DATA / "tb" / "tb_top_dual.sv"], None, options=SimOptions(), check=False,
-                            run_dir=tmp_path)
+    # A build cache of its own: a binary cached under another build of the code must not answer.
+    result = evaluate_files(design, [DATA / "tb" / "tb_top_dual.sv"], None, options=fresh_cache(tmp_path),
+                            check=False, run_dir=tmp_path / "run")
     assert result.status.value == "ok", result.detail
     assert result.coverage_dat is not None
     oracle = hier_report(verilator, result.coverage_dat)
@@ -116,8 +123,8 @@ def test_picorv32_axi_counts_its_core(tmp_path: Path) -> None:
     from sim.project.inputs import load_or_infer
 
     design = load_or_infer([repo], top="picorv32_axi")
-    result = evaluate_files(design, [REAL / "reference" / "tb_picorv32_axi.sv"], None, check=False,
-                            run_dir=tmp_path)
+    result = evaluate_files(design, [REAL / "reference" / "tb_picorv32_axi.sv"], None, options=fresh_cache(tmp_path),
+                            check=False, run_dir=tmp_path / "run")
     assert result.status.value == "ok", result.detail
     assert result.coverage is not None
     assert abs(result.coverage.overall - 69.05) < 0.01

@@ -22,6 +22,8 @@ from sim.run.coverage import (
     read_coverage,
     render_dat,
     restrict,
+    restricted_reader,
+    source_lines_of,
     summarize,
     uncovered,
 )
@@ -225,12 +227,20 @@ def test_uncovered_reads_disk_and_tolerates_unreadable(tmp_path: Path) -> None:
             replace(base, file=str(src), line=99, count=0, key="d"),
         )
     )
-    misses = uncovered(report)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("line one\nline two\n")
+    report = CoverageReport((*report.points, replace(base, file=str(secret), line=1, count=0, key="e")))
+    misses = uncovered(report, read_source=restricted_reader([src, tmp_path / "gone.sv"]))
     assert [(Path(m.file).name, m.line, m.source) for m in misses] == [
         ("dut.sv", 2, "if (a) b = 1;\ufffd"),
         ("dut.sv", 99, ""),
         ("gone.sv", 1, ""),
+        ("secret.txt", 1, ""),  # named by the coverage file, but not a design file: never read
     ]
+    # Points that already carry their text are served from it, with no disk access.
+    src.write_text("changed on disk\n")
+    again = uncovered(report, read_source=source_lines_of(misses))
+    assert [(m.line, m.source) for m in again] == [(m.line, m.source) for m in misses]
 
 
 def test_uncovered_real_dut_points() -> None:

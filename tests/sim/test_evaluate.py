@@ -140,6 +140,49 @@ def test_verilogeval_human_test_gets_reference_copy(tmp_path: Path) -> None:
     assert all("TopModule" not in p.file for p in res.uncovered)
 
 
+def test_a_flag_derived_in_code_rebuilds(design, options: SimOptions, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The cache keys on the command Verilator gets, not on the options it came from: a release of
+    this code that derives one flag differently (here: per-instance coverage dropped) rebuilds."""
+    from sim.run import commands
+
+    first = evaluate_sv(design, GOOD_TB, options=options)
+    assert first.status is Status.OK, first.detail
+    monkeypatch.setattr(commands, "coverage_args", lambda metrics: ["--coverage-line", "--coverage-toggle"])
+    second = evaluate_sv(design, GOOD_TB, options=options)
+    assert second.status is Status.OK, second.detail
+    assert not second.cached
+    assert "--coverage-per-instance" not in second.extra["build_argv"]
+    monkeypatch.undo()
+    third = evaluate_sv(design, GOOD_TB, options=options)
+    assert third.cached  # the first binary is still there, under its own key
+
+
+def test_the_build_key_names_the_tool_binaries(tmp_path: Path) -> None:
+    """Two installations of one Verilator version (another path, a rebuilt binary) never share a build."""
+    from sim.run.cache import build_key
+    from sim.run.commands import BuildSpec
+    from sim.tools import Verilator, tool_fingerprint
+
+    def install(name: str) -> Verilator:
+        bin_dir = tmp_path / name / "bin"
+        bin_dir.mkdir(parents=True)
+        for exe in ("verilator", "verilator_bin", "verilator_coverage"):
+            (bin_dir / exe).write_text("#!/bin/sh\n")
+        return Verilator(bin_dir / "verilator", bin_dir / "verilator_coverage", (5, 52), "Verilator 5.052")
+
+    src = tmp_path / "a.sv"
+    src.write_text("module a; endmodule\n")
+    spec = BuildSpec(sources=(src,), top="a")
+    one, two = install("one"), install("two")
+    keys = {build_key(spec, ["verilator", "--binary"], tool_fingerprint(t)) for t in (one, two)}
+    assert len(keys) == 2
+    before = build_key(spec, ["verilator", "--binary"], tool_fingerprint(one))
+    (one.bin_dir / "verilator_bin").write_text("#!/bin/sh\n# rebuilt\n")
+    assert build_key(spec, ["verilator", "--binary"], tool_fingerprint(one)) != before
+    assert build_key(spec, ["verilator", "--binary", "-DX"], tool_fingerprint(one)) != build_key(
+        spec, ["verilator", "--binary"], tool_fingerprint(one))
+
+
 @pytest.mark.skipif(not PUBLIC.is_dir(), reason="shared/benchmarks/public not present")
 def test_cocotb_human_test_and_rerun_without_rebuild(tmp_path: Path) -> None:
     design = load_design(PUBLIC / "cocotb__counter")

@@ -88,6 +88,15 @@ def test_cli_seed_is_recorded_in_json(picky: tuple[Design, Path], tmp_path: Path
     assert first.returncode == 0, first.stderr
     a, b = json.loads(first.stdout), json.loads(again.stdout)
     assert (a["seed"], a["coverage"]["overall"]) == (5, b["coverage"]["overall"])
+    assert a["uncovered"] == b["uncovered"]  # the same points, not only as many
+    # ...and the seed given on the command line is the one that runs: another one changes what is covered.
+    for seed in (1, 2, 3, 4, 6, 7, 8):
+        other = json.loads(sim("--seed", str(seed)).stdout)
+        assert other["seed"] == seed
+        if other["uncovered"] != a["uncovered"]:
+            break
+    else:
+        pytest.fail("seeds 1-8 all covered what seed 5 covered: --seed does not reach the simulator")
     assert json.loads(sim().stdout)["seed"] == DEFAULT_SEED
     refused = sim("--seed", "0")
     assert refused.returncode == 2

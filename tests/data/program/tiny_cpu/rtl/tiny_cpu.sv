@@ -1,6 +1,7 @@
 // A tiny 16-bit accumulator CPU for Benchwright's engine tests. Apache-2.0.
 // It fetches 16-bit words over a valid/ready memory interface (word addresses), decodes
 // opcode [15:12] and halts (trap) on an opcode it does not know. Two-cycle fetch/execute.
+// `retired` counts the instructions executed since reset (a trap stops it; 255 saturates).
 module tiny_cpu (
   input  logic        clk,
   input  logic        rst_n,
@@ -11,7 +12,8 @@ module tiny_cpu (
   output logic [15:0] mem_wdata,
   output logic        mem_we,
   output logic        trap,
-  output logic [15:0] pc
+  output logic [15:0] pc,
+  output logic [7:0]  retired
 );
   logic [15:0] acc, x;
   logic [15:0] insn;
@@ -22,6 +24,7 @@ module tiny_cpu (
     if (!rst_n) begin
       state <= FETCH; pc <= '0; acc <= '0; x <= '0; insn <= '0;
       mem_valid <= 1'b0; mem_addr <= '0; mem_wdata <= '0; mem_we <= 1'b0; trap <= 1'b0;
+      retired <= '0;
     end else begin
       case (state)
         FETCH: begin
@@ -31,6 +34,7 @@ module tiny_cpu (
         EXEC: begin
           state <= FETCH;
           pc <= pc + 1'b1;
+          if (insn[15:12] <= 4'hc && retired != 8'hff) retired <= retired + 8'd1;
           case (insn[15:12])
             4'h0: ;                                       // nop
             4'h1: acc <= {8'h00, insn[7:0]};              // ldi
