@@ -1,6 +1,6 @@
 """The built-in coverage-directed engine.
 
-Opening scenarios and seeded moves (`scenarios`, `moves`), the search over stimulus programs
+Opening scenarios, seeded moves and edits (`scenarios`, `moves`, `edits`), the search over stimulus programs
 (`program_search`, `corpus`), failure learning (`blame`), steering, and the `heuristic` /
 `random` policies (`policies`) built on one episode step (`engine.run_engine`).
 """

@@ -22,7 +22,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from agent.heuristic import moves, scenarios
+from agent.heuristic import edits, moves, scenarios
 from agent.heuristic.blame import Failure, analyse_failure
 from agent.heuristic.corpus import (
     Entry,
@@ -268,13 +268,13 @@ class ProgramSearch:
         if arm == "mutate":
             return (
                 arm,
-                moves.mutate(self.rng, self.t, self.hints, parent.program),
+                edits.mutate(self.rng, self.t, self.hints, parent.program),
                 parent,
             )
         other = self.rng.choice(self.corpus)
         return (
             arm,
-            moves.splice(self.rng, self.t, parent.program, other.program),
+            edits.splice(self.rng, self.t, parent.program, other.program),
             parent,
         )
 
@@ -329,14 +329,14 @@ class ProgramSearch:
         while not self._stop():
             label, program, parent = self._candidate()
             if self.config.strategy != "random":
-                program = moves.with_avoid(program, self.avoid)
+                program = edits.with_avoid(program, self.avoid)
             text = format_program(program)
             for _ in range(8):  # never the same candidate twice
                 if text not in self.tried:
                     break
                 label, program, parent = self._candidate()
                 program = (
-                    moves.with_avoid(program, self.avoid)
+                    edits.with_avoid(program, self.avoid)
                     if self.config.strategy != "random"
                     else program
                 )
@@ -402,7 +402,7 @@ class ProgramSearch:
                 # The prefix ends quiet: kept as a parent, it must not hand its children the
                 # very inputs (pop=1 on an empty FIFO) that failed it at their first step.
                 ops.append(assigns("set", dict.fromkeys(blamed, 0)))
-            prefix = moves.with_avoid(Program(tuple(ops)), self.avoid)
+            prefix = edits.with_avoid(Program(tuple(ops)), self.avoid)
             text = format_program(prefix)
             if text not in self.tried:
                 self.tried.add(text)
