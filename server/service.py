@@ -336,6 +336,12 @@ def publish_outcome(ls: BenchwrightServer, outcome: Outcome, version: int | None
     ls.outcomes[str(project.design.root)] = outcome
     ls.record("build", result.extra.get("build_argv"))
     ls.record("run", result.extra.get("run_argv"))
+    if result.status.value != "ok":
+        # Why there is no coverage, file by file (a run's output refused, and the reason): the
+        # status line has room for one sentence, the output channel for every note. Sent before
+        # the coverage notification, so a client has them when the result arrives.
+        for note in result.notes:
+            ls.log(f"{project.design.name}: {result.status.value}: {note}", types.MessageType.Warning)
     ls.notify(p.COVERAGE, convert.lsp_coverage_params(
         result, design=project.design.name, top=project.design.top, root=project.design.root,
         testbench=outcome.testbench_path, version=version, target=outcome.target, metrics=outcome.metrics,

@@ -144,6 +144,57 @@ def duplicate_units(facts: dict[Path, hdl_scan.FileFacts], names: list[str]) -> 
     return {n: files for n, files in where.items() if len(files) > 1}
 
 
+@dataclass(frozen=True)
+class CopyChoice:
+    """Which file's copy of each unit declared more than once a design uses, and why."""
+
+    left_out: tuple[Path, ...]
+    """Files dropped from the sources: every unit they declare has a kept copy elsewhere."""
+    notes: tuple[str, ...]
+    """One line per unit: the files, the one used, and the rule that picked it."""
+
+
+def pick_copies(twice: dict[str, list[Path]], facts: dict[Path, hdl_scan.FileFacts], root: Path) -> CopyChoice | None:
+    """Pick one file per unit declared in several (an export or concatenated copy, vendor copies); pure.
+
+    The rules, in order: the file named after the unit (`uart_top.v` for `uart_top`), the file
+    declaring fewer units (an all-in-one export declares them all), the one nearer `root`,
+    then the first by path. None when no set of whole files can be left out: a losing file
+    still holds a unit no kept file declares, or a kept file holds a second copy of another.
+    """
+    def rank(name: str, path: Path) -> tuple[bool, int, int, str]:
+        depth = len(path.relative_to(root).parts) if path.is_relative_to(root) else len(path.parts)
+        return (path.stem != name, len(facts[path].declared), depth, str(path))
+
+    def ranked(name: str) -> list[Path]:
+        return sorted(twice[name], key=lambda p: rank(name, p))
+
+    chosen = {name: ranked(name)[0] for name in twice}
+    kept = set(chosen.values())
+    left_out = sorted({p for files in twice.values() for p in files} - kept)
+    for path in left_out:  # dropping a whole file must lose no unit and leave no second copy
+        for unit in facts[path].declared:
+            if not any(unit in facts[k].declared for k in facts if k not in left_out):
+                return None
+    if any(sum(name in facts[p].declared for p in kept) > 1 for name in twice):
+        return None
+    notes = []
+    for name, files in sorted(twice.items()):
+        use = chosen[name]
+        others = sorted(set(files) - {use})
+        mine, runner_up = rank(name, use), rank(name, ranked(name)[1])
+        why = ("named after the module" if not mine[0] and runner_up[0] else
+               f"declares fewer units ({mine[1]} vs {runner_up[1]})" if mine[1] != runner_up[1] else
+               "nearer the repository root" if mine[2] != runner_up[2] else "first by path")
+        notes.append(f"{name} is declared in {len(files)} files: used {_shown(use, root)} ({why}); "
+                     f"left out {', '.join(_shown(p, root) for p in others)}")
+    return CopyChoice(tuple(left_out), tuple(notes))
+
+
+def _shown(path: Path, root: Path) -> str:
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+
+
 def parse_command(sources: Sources, files: list[Path], tool: Verilator, out_dir: Path) -> Command:
     """`verilator --json-only` over all files, no top named (every uninstantiated module is one)."""
     cmd = [str(tool.verilator), "--json-only", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-MULTITOP",
@@ -275,9 +326,19 @@ def infer(sources: Sources, top: str = "", containing: tuple[str, ...] = (), *,
     choice, top_notes = _top_choice(units, sources, top, containing, flag)
     twice = duplicate_units(facts, [u.name for u in closure(units, choice.top)])
     if twice:
-        listed = "; ".join(f"{name} in {', '.join(str(f) for f in files)}" for name, files in twice.items())
-        raise DesignError(f"{sources.origin}: {choice.top} needs units defined more than once ({listed}); "
-                          "list the files to use with -f FILELIST, or point at a smaller folder")
+        picked = pick_copies(twice, facts, sources.root)
+        if picked is None:
+            listed = "; ".join(f"{name} in {', '.join(str(f) for f in files)}" for name, files in twice.items())
+            raise DesignError(f"{sources.origin}: {choice.top} needs units defined more than once ({listed}), and "
+                              "no whole file can be left out; list the files to use with -f FILELIST, or point at "
+                              "a smaller folder")
+        # The same sources without the losing copies: parsed again, so the units, the compile
+        # order and the interface all come from the files the design will really build.
+        for note in picked.notes:
+            logger.info("inference: %s", note)
+        again = infer(replace(sources, files=tuple(f for f in sources.files if f not in picked.left_out)),
+                      top or choice.top, containing, tool=tool, flag=flag)
+        return replace(again, notes=(*picked.notes, *again.notes))
     rtl = compile_order(units, choice.top)
     wanted = {m for f in rtl if f in facts for m in facts[f].macro_uses}
     rtl = [p for p in sources.preludes if p in facts and set(facts[p].macros) & wanted and p not in rtl] + rtl

@@ -40,7 +40,7 @@ from sim.sandbox.bwrap import (
     status_note,
 )
 from sim.sandbox.guard import check_sv
-from sim.sandbox.outputs import UnsafeOutputError, read_output_text
+from sim.sandbox.outputs import UnsafeOutputError, read_output_text, refusal_notes
 from sim.sandbox.process import Cancel, Limits, read_tail, run_commands
 from sim.sandbox.session import SandboxSession
 from sim.suite import Design
@@ -277,7 +277,7 @@ class BuiltTestbench:
                 (res,) = run_commands([cmd], cwd=work, log_path=log, env=tool_env(self.tool), limits=limits,
                                       cancel=cancel, sandbox=self._sandbox)
             base = SimResult(status=Status.OK, build_s=self.build_s, run_s=res.duration_s, cached=self.cached,
-                             notes=self.notes, run_dir=work if not own_dir or self.options.keep_runs else None,
+                             notes=(*self.notes, *refusal_notes(res.tail)), run_dir=work if not own_dir or self.options.keep_runs else None,
                              seed=seed,
                              extra={"build_argv": list(self.argv), "run_argv": list(res.argv),
                                     "tool": self.tool.version_text})

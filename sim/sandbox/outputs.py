@@ -37,6 +37,10 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 """How every directory on the way down is opened: never through a symlink."""
 
 
+UNTRUSTED = "not read (a run's outputs are untrusted)"
+"""Ends every refusal message."""
+
+
 class UnsafeOutputError(SimError):
     """A file a run left behind was not read (or written) because it is not what it should be.
 
@@ -44,7 +48,7 @@ class UnsafeOutputError(SimError):
     """
 
     def __init__(self, path: Path, reason: str) -> None:
-        super().__init__(f"{path}: {reason}; not read (a run's outputs are untrusted)")
+        super().__init__(f"{path}: {reason}; {UNTRUSTED}")
         self.path = path
         """The file."""
         self.reason = reason
@@ -193,18 +197,31 @@ def read_output_text(path: Path, cap: int, *, root: Path | None = None) -> str:
     return read_output(path, cap, root=root).decode("utf-8", errors="replace")
 
 
+REFUSED_PREFIX = "[benchwright] "
+"""Starts the line that stands in a log tail for a log that was refused (see `read_output_tail`)."""
+
+
 def read_output_tail(path: Path, max_bytes: int, *, root: Path | None = None) -> bytes:
     """The last `max_bytes` of a run's regular file (a log of any size), or b"" when there is none to read.
 
-    Never raises: a missing, refused or unreadable file gives b"" (a log tail is best-effort
-    context for an error message).
+    Never raises (a log tail is best-effort context for an error message): a missing or
+    unreadable file gives b"", a refused one (the run replaced its log with a symlink, a
+    FIFO, ...) one line naming the file and the reason, so the result says why there is no log.
     """
     try:
         with open_output(path, root=root) as (fd, size):
             os.lseek(fd, max(0, size - max_bytes), os.SEEK_SET)
             return _read_fd(fd, max_bytes, path, None)
-    except (OSError, UnsafeOutputError):
+    except UnsafeOutputError as exc:
+        return f"{REFUSED_PREFIX}{exc}\n".encode()
+    except OSError:
         return b""
+
+
+def refusal_notes(tail: str) -> tuple[str, ...]:
+    """The refusal lines `read_output_tail` put in a log tail (for a result's notes)."""
+    return tuple(line.removeprefix(REFUSED_PREFIX) for line in tail.splitlines()
+                 if line.startswith(REFUSED_PREFIX) and line.endswith(UNTRUSTED))
 
 
 def list_outputs(root: Path, suffixes: tuple[str, ...], limit: int,

@@ -259,18 +259,44 @@ def assert_contained(rig: Rig, outcome: Outcome, where: str) -> None:
     assert lingering(str(rig.ws), timeout_s=1.0) == [], f"{where}: a process outlived its run"
 
 
-def layer_of(outcome: Outcome, canary: Path) -> str:
-    """Which layer answered the case, from what the result says."""
-    said = json.dumps(outcome.answer) + "\n".join(outcome.texts)
+REASONS = {"symlink_home": "is a symbolic link", "symlink_devzero": "is a symbolic link",
+           "symlink_dir": "is a symbolic link", "fifo": "is a named pipe (FIFO)", "socket": "is a socket",
+           "sparse": "is 200.0 MiB, over the 64.0 MiB cap", "junk": "header", "invalid_utf8": "malformed record",
+           "directory": "is a directory", "many_files": "is empty", "hardlink": "hard links (a run's own outputs have one)"}
+"""What the result must say about coverage.dat in each case (the forged one is read)."""
+
+PARSER_CASES = ("junk", "invalid_utf8")
+"""Cases whose coverage.dat is a regular file that the parser, not the safe reader, turns down."""
+
+LOG_REASONS = {case: REASONS[case] for case in ("symlink_home", "symlink_devzero", "symlink_dir", "fifo", "socket",
+                                                 "directory", "hardlink")}
+"""What the result must say about the run's log where the case leaves no regular file there (a sparse or
+junk log is a regular file: its tail is read, bounded)."""
+
+
+def said_of(outcome: Outcome) -> str:
+    return json.dumps(outcome.answer) + "\n".join(outcome.texts)
+
+
+def refused(said: str, name: str, reason: str) -> bool:
+    """Whether the output names the file `name` and the reason it was not used (per file, not a summary)."""
+    return re.search(rf'{re.escape(name)}(?::\d+)?: [^"\n]*{re.escape(reason)}', said) is not None
+
+
+def layer_of(outcome: Outcome, canary: Path, case: str) -> str:
+    """Which layer answered the case, from what the result says about coverage.dat itself.
+
+    Another file's refusal (the `--out` copy's "not copied: run.log: ...") is no evidence that
+    coverage.dat was read safely: only coverage.dat's own reason is.
+    """
+    said = said_of(outcome)
     if "rejected before building" in said:
         return "guard"
     forged = [p for p in (outcome.answer or {}).get("uncovered", []) if p.get("file") == str(canary)]
     if forged:  # the forged coverage.dat was read: its "source" lines must not have been
         return "source-reader" if all(p.get("source") == "" for p in forged) else "LEAKED SOURCE"
-    if any(w in said for w in ("not read (a run's outputs are untrusted)", "not copied:", "<refused:")):
-        return "safe-read"
-    if "header" in said or "malformed" in said:
-        return "parser"
+    if case in REASONS and refused(said, "coverage.dat", REASONS[case]):
+        return "parser" if case in PARSER_CASES else "safe-read"
     return "run ended (nothing read)"
 
 
@@ -278,19 +304,20 @@ EXPECTED = dict.fromkeys(CASES, "safe-read") | {"junk": "parser", "invalid_utf8"
                                                     "forged_coverage": "source-reader"}
 """The layer that must answer each case where the result is a `sim --json` object with --out."""
 
-REASONS = {"symlink_home": "is a symbolic link", "symlink_devzero": "is a symbolic link",
-           "symlink_dir": "is a symbolic link", "fifo": "is a named pipe (FIFO)", "socket": "is a socket",
-           "sparse": "is 200.0 MiB, over the 64.0 MiB cap", "junk": "header", "invalid_utf8": "malformed record",
-           "directory": "is a directory", "many_files": "is empty", "hardlink": "hard links (a run's own outputs have one)"}
-"""What the result must say about coverage.dat in each case (the forged one is read)."""
+
+SERVER_EXPECTED = EXPECTED | {"forged_coverage": "run ended (nothing read)"}
+"""The layers a save in the editor must show: coverage.dat's reason in the output channel, as the sim CLI
+says it. The forged file's points reach no source text (the payload carries none, and hints are only
+made for the design's open files), so that case shows no layer of its own."""
 
 
-def assert_reason(case: str, outcome: Outcome, where: str) -> None:
-    """The result names coverage.dat and the exact reason it was not used."""
-    if case not in REASONS:
-        return
-    said = json.dumps(outcome.answer) + "\n".join(outcome.texts)
-    assert re.search(rf'coverage\.dat:\d+: [^"\n]*{re.escape(REASONS[case])}', said), f"{where}: {said[-3000:]}"
+def assert_reason(case: str, outcome: Outcome, where: str, logs: tuple[str, ...] = ()) -> None:
+    """The result names coverage.dat, and each of `logs` the host read, with the exact reason each was not used."""
+    said = said_of(outcome)
+    if case in REASONS:
+        assert refused(said, "coverage.dat", REASONS[case]), f"{where}: coverage.dat: {said[-3000:]}"
+    for log in logs if case in LOG_REASONS else ():
+        assert refused(said, log, LOG_REASONS[case]), f"{where}: {log}: {said[-3000:]}"
 
 
 @pytest.fixture
@@ -306,8 +333,12 @@ def cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "benchwright.cli", *args]
 
 
-def each_case(rig: Rig, figures: Any, entry: str, command: Any, reasons: bool = True) -> dict[str, str]:
-    """Run every case through `command(case) -> Outcome`; check it, then count it; case -> layer."""
+def each_case(rig: Rig, figures: Any, entry: str, command: Any, reasons: bool = True,
+              logs: tuple[str, ...] = ()) -> dict[str, str]:
+    """Run every case through `command(case) -> Outcome`; check it, then count it; case -> layer.
+
+    `logs`: the logs this entry point reads back, each of which must be named with its reason.
+    """
     layers: dict[str, str] = {}
     for case in CASES:
         rig.use(case)
@@ -315,8 +346,8 @@ def each_case(rig: Rig, figures: Any, entry: str, command: Any, reasons: bool = 
         outcome = command(case)
         assert_contained(rig, outcome, f"{entry}/{case}")
         if reasons:
-            assert_reason(case, outcome, f"{entry}/{case}")
-        layers[case] = layer_of(outcome, rig.canary)
+            assert_reason(case, outcome, f"{entry}/{case}", logs)
+        layers[case] = layer_of(outcome, rig.canary, case)
         figures.add(f"hostile_outputs_contained_{entry}")
         figures.note(f"hostile_outputs_peak_mib_{entry}_{case}", outcome.peak_rss >> 20)
     figures.note(f"hostile_outputs_layers_{entry}", layers)
@@ -335,7 +366,7 @@ def sim_cli(rig: Rig, case: str, mode: str = "require", *extra: str, tb: str = "
 
 
 def test_sim_tb(rig: Rig, figures) -> None:
-    layers = each_case(rig, figures, "sim_tb", lambda case: sim_cli(rig, case))
+    layers = each_case(rig, figures, "sim_tb", lambda case: sim_cli(rig, case), logs=("run.log",))
     assert layers == EXPECTED
 
 
@@ -343,7 +374,7 @@ def test_sim_tb_with_the_sandbox_off(tmp_path: Path, figures) -> None:
     """The host-side layer on its own: the run is not contained (a setsid'd process is not even
     tried, see the README), but nothing it leaves behind is followed, blocks or is copied out."""
     rig = make_rig(tmp_path, straggle=False)
-    layers = each_case(rig, figures, "sim_tb_sandbox_off", lambda case: sim_cli(rig, case, "off"))
+    layers = each_case(rig, figures, "sim_tb_sandbox_off", lambda case: sim_cli(rig, case, "off"), logs=("run.log",))
     # Without the sandbox the hard link to the canary succeeds: only the link count refuses it.
     assert layers == EXPECTED
 
@@ -412,14 +443,18 @@ async def test_server_on_save(rig: Rig, figures) -> None:
             rig.use(case)
             figures.add("hostile_outputs_tried_server")
             start = time.monotonic()
+            logged = len(session.client.log_messages)
             session.save(uri)
             coverage = await session.recorder.next_coverage(n, timeout=LIMIT_S)
+            # Only what this save said counts for its case (the server logs before it notifies).
             outcome = Outcome(time.monotonic() - start, vm_hwm(server), 0, coverage,
-                              [json.dumps(session.recorder.coverage), json.dumps(session.recorder.status),
-                               *(m.message for m in session.client.log_messages), *folder_text(rig.ws / ".benchwright")])
+                              [json.dumps(coverage), json.dumps(session.recorder.status[-3:]),
+                               *(m.message for m in session.client.log_messages[logged:]),
+                               *folder_text(rig.ws / ".benchwright")])
             assert coverage["status"] in ("runtime_error", "coverage_error"), coverage
             assert_contained(rig, outcome, f"server/{case}")
-            layers[case] = layer_of(outcome, rig.canary)
+            assert_reason(case, outcome, f"server/{case}", logs=("run.log",))
+            layers[case] = layer_of(outcome, rig.canary, case)
             figures.add("hostile_outputs_contained_server")
             figures.note(f"hostile_outputs_peak_mib_server_{case}", outcome.peak_rss >> 20)
     finally:
@@ -427,3 +462,4 @@ async def test_server_on_save(rig: Rig, figures) -> None:
             await asyncio.wait_for(stop(), 20)
     assert lingering(f"sleep {rig.mark}", timeout_s=3.0) == []
     figures.note("hostile_outputs_layers_server", layers)
+    assert layers == SERVER_EXPECTED, layers

@@ -186,3 +186,31 @@ def test_run_works_on_the_example_without_design_toml(project: Path, tmp_path: P
     assert data["status"] == "ok"
     assert data["coverage"]["overall"] > 50
     assert (out / "tb_pwm_timer.sv").is_file()
+
+
+def test_a_module_defined_twice_opens_and_says_which_file_it_used(tmp_path: Path) -> None:
+    """A repository that also ships an all-in-one export (every module again in one file, as the
+    SD-card controller of issue 32 does) opens: each module's own file is used, the export is left
+    out, and the explanation says so. A second copy that cannot be left out whole is still an error."""
+    repo = tmp_path / "sdspi"
+    (repo / "rtl").mkdir(parents=True)
+    (repo / "export").mkdir()
+    leaf = "module sd_leaf (input logic clk, input logic d, output logic q);\n  always_ff @(posedge clk) q <= d;\nendmodule\n"
+    top = ("module sd_top (input logic clk, input logic d, output logic q);\n"
+           "  sd_leaf u_leaf (.clk(clk), .d(d), .q(q));\nendmodule\n")
+    (repo / "rtl" / "sd_leaf.v").write_text(leaf)
+    (repo / "rtl" / "sd_top.v").write_text(top)
+    (repo / "export" / "sdspi_all.v").write_text(leaf.replace("q <= d", "q <= ~d") + top)
+    inferred = infer(gather_folder(repo, ""))
+    d = inferred.design
+    assert d.top == "sd_top"
+    assert rel(d.rtl, repo) == ["rtl/sd_leaf.v", "rtl/sd_top.v"]
+    text = "\n".join(inferred.explain())
+    assert ("sd_leaf is declared in 2 files: used rtl/sd_leaf.v (named after the module); "
+            "left out export/sdspi_all.v") in text, text
+    assert "sd_top is declared in 2 files: used rtl/sd_top.v" in text
+    # The export also holds a module nothing else declares: it cannot be left out, so no guess.
+    (repo / "export" / "sdspi_all.v").write_text(leaf + top + "module sd_extra; endmodule\n")
+    (repo / "rtl" / "sd_top.v").write_text(top.replace("endmodule", "  sd_extra u_extra ();\nendmodule"))
+    with pytest.raises(DesignError, match="no whole file can be left out"):
+        infer(gather_folder(repo, ""), "sd_top")
