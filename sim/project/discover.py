@@ -158,9 +158,10 @@ def pick_copies(twice: dict[str, list[Path]], facts: dict[Path, hdl_scan.FileFac
     """Pick one file per unit declared in several (an export or concatenated copy, vendor copies); pure.
 
     The rules, in order: the file named after the unit (`uart_top.v` for `uart_top`), the file
-    declaring fewer units (an all-in-one export declares them all), the one nearer `root`,
-    then the first by path. None when no set of whole files can be left out: a losing file
-    still holds a unit no kept file declares, or a kept file holds a second copy of another.
+    declaring fewer units (an all-in-one export declares them all), the one nearer `root`.
+    None when no rule tells two copies apart (a design copied into two sibling folders), or
+    when no set of whole files can be left out: a losing file still holds a unit no kept file
+    declares, or a kept file holds a second copy of another.
     """
     def rank(name: str, path: Path) -> tuple[bool, int, int, str]:
         depth = len(path.relative_to(root).parts) if path.is_relative_to(root) else len(path.parts)
@@ -169,6 +170,10 @@ def pick_copies(twice: dict[str, list[Path]], facts: dict[Path, hdl_scan.FileFac
     def ranked(name: str) -> list[Path]:
         return sorted(twice[name], key=lambda p: rank(name, p))
 
+    # Two copies that no rule tells apart (the same design twice, in sibling folders) are two
+    # designs, not one with a stray copy: picking by path would be a guess.
+    if any(rank(name, ranked(name)[0])[:3] == rank(name, ranked(name)[1])[:3] for name in twice):
+        return None
     chosen = {name: ranked(name)[0] for name in twice}
     kept = set(chosen.values())
     left_out = sorted({p for files in twice.values() for p in files} - kept)
@@ -185,7 +190,7 @@ def pick_copies(twice: dict[str, list[Path]], facts: dict[Path, hdl_scan.FileFac
         mine, runner_up = rank(name, use), rank(name, ranked(name)[1])
         why = ("named after the module" if not mine[0] and runner_up[0] else
                f"declares fewer units ({mine[1]} vs {runner_up[1]})" if mine[1] != runner_up[1] else
-               "nearer the repository root" if mine[2] != runner_up[2] else "first by path")
+               "nearer the repository root")
         notes.append(f"{name} is declared in {len(files)} files: used {_shown(use, root)} ({why}); "
                      f"left out {', '.join(_shown(p, root) for p in others)}")
     return CopyChoice(tuple(left_out), tuple(notes))
@@ -330,14 +335,14 @@ def infer(sources: Sources, top: str = "", containing: tuple[str, ...] = (), *,
         if picked is None:
             listed = "; ".join(f"{name} in {', '.join(str(f) for f in files)}" for name, files in twice.items())
             raise DesignError(f"{sources.origin}: {choice.top} needs units defined more than once ({listed}), and "
-                              "no whole file can be left out; list the files to use with -f FILELIST, or point at "
-                              "a smaller folder")
+                              "no rule picks one copy or no whole file can be left out; list the files to use with "
+                              "-f FILELIST, or point at a smaller folder")
         # The same sources without the losing copies: parsed again, so the units, the compile
         # order and the interface all come from the files the design will really build.
         for note in picked.notes:
             logger.info("inference: %s", note)
         again = infer(replace(sources, files=tuple(f for f in sources.files if f not in picked.left_out)),
-                      top or choice.top, containing, tool=tool, flag=flag)
+                      top, containing, tool=tool, flag=flag)
         return replace(again, notes=(*picked.notes, *again.notes))
     rtl = compile_order(units, choice.top)
     wanted = {m for f in rtl if f in facts for m in facts[f].macro_uses}
