@@ -32,7 +32,12 @@ from agent.heuristic.spec_hints import mine_spec
 from agent.heuristic.stimulus import Hints, make_layout
 from agent.policy import Budget
 from agent.program.encode import DATA_FILE, encode
-from agent.program.interfaces import one_hot_selects, recognise
+from agent.program.interfaces import (
+    command_bytes,
+    counter_limits,
+    one_hot_selects,
+    recognise,
+)
 from agent.program.ops import Program
 from agent.program.sv import (
     HARNESS_TOP,
@@ -183,6 +188,8 @@ def make_target(
         slices=iface.slices,
         templates=iface.templates,
         lane_selects=one_hot_selects(iface.conditions, iface.upstream, [name for name, _ in iface.resets]),
+        counters=counter_limits(iface.conditions),
+        commands=command_bytes(iface.conditions),
     )
     return Target(layout, interfaces, hints.palettes), hints
 

@@ -414,6 +414,9 @@ def gen_serial(rng: random.Random, t: Target, h: Hints) -> list[Op]:
         rng.choice((0x55, 0xAA, 0x00, 0xFF, rng.randrange(256), rng.randrange(256)))
         for _ in range(count)
     )
+    if s.words and rng.random() < 0.5:
+        # A parser's own values (command bytes, operand limits) in a random order, with noise.
+        frames = tuple(rng.choice((*s.words, *s.words, rng.randrange(256))) for _ in range(count))
     if rng.random() < 0.1:
         frames = (*frames, 0x100)  # a break
     return [

@@ -137,6 +137,36 @@ def _loopback_traffic(rng: random.Random, bus: Iface, target: int, period: int) 
     ]
 
 
+COMMAND_OPERANDS = 8
+"""Most operand values a command scenario walks below the parser's own limit (addresses 0-7)."""
+
+
+def _serial_commands(rng: random.Random, t: Target, base: list[Op], period: int) -> list[tuple[str, Program]]:
+    """Command sequences for a design that parses bytes from its serial input (`Iface.words`).
+
+    Each value the parser compares with is sent as a command, followed by every operand below
+    the largest small limit it compares with (`addr > 8'd7`: 0-7), the first one past it and
+    0xff, each with a data byte, its complement and the byte again (every bit of what a write
+    command stores goes both ways). A command byte read where an operand is expected walks
+    the error path. One program per command; the line idles first, as after power-up.
+    """
+    out: list[tuple[str, Program]] = []
+    for s in t.interfaces.serials:
+        limits = [w for w in s.words if w < 0x20]
+        top = min(max(limits, default=COMMAND_OPERANDS - 1), COMMAND_OPERANDS - 1)
+        operands = [*dict.fromkeys([*range(top + 1), *limits, 0xFF])]
+        for command in s.words[:8]:
+            ops = [*base, op("hold", 20 * period)]
+            for operand in operands:
+                data = rng.randrange(256)
+                frames = (command, operand, data, command, operand, data ^ 0xFF, command, operand, data)
+                ops += [op("serial", s.name, period, frames), op("hold", 12 * period)]
+            program = trim(t, Program(tuple(ops)))
+            if len(program.ops) > len(base) + 1:
+                out.append((f"serial command {command:#04x}", program))
+    return out
+
+
 def _background(rng: random.Random, t: Target) -> list[Op]:
     """Start every responder and sink (a design that asks must be answered from the start)."""
     ifs = t.interfaces
@@ -278,6 +308,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
         for bus in ifs.buses:
             ops += [op("bus_read", bus.name, a) for _ in range(2) for a in bus.addresses[:8]]
         out.append(("serial", Program(tuple(ops))))
+        out += _serial_commands(rng, t, base, period)
         divisors = divisor_inputs(t)
         for multiple in DIVISOR_MULTIPLES if divisors else ():
             # The period set through an input: one program per convention.

@@ -113,6 +113,9 @@ class Iface:
     templates: tuple[tuple[int, int], ...] = ()
     """Responders: (mask, value) of the field combinations the decoder recognises (one per
     instruction); `fill=decode` words take one of them, random elsewhere. Preferred over slices."""
+    words: tuple[int, ...] = ()
+    """Serial: byte values the design compares what it received with (a command parser's command
+    bytes and operand limits), first seen first; () when the design has none or sits on a bus."""
     byte_lanes: int = 0
     """Buses: the number of byte lanes when the design decodes its one-hot `sel` into the low
     bits of a byte register's address (a 16550 on a 32-bit Wishbone bus); 0 when `sel` is a plain
@@ -446,14 +449,65 @@ def _stream(ports: _Ports, prefix: str, into: bool) -> Iface | None:
     return Iface(name, "stream" if into else "sink", roles, data.width if data else 0, lanes=valid.width)
 
 
-def _periods(params: Mapping[str, int], constants: Sequence[int]) -> tuple[int, ...]:
-    """Bit periods to try: parameters named like one (and their low 24 bits), then counter limits."""
+COUNTER_NAME = re.compile(r"(tick|cnt|count|timer|baud|prescal|div|clk|cycle|sample|bit_?time)", re.IGNORECASE)
+"""Names of a register that counts clocks (a bit timer: `rx_tick`, `baud_cnt`, `clk_count`)."""
+
+_COMPARED = re.compile(r"^\s*([A-Za-z_][\w.]*)(?:\[[^\]]*\])?\s*(?:==|>=)\s*")
+"""A condition that compares one signal with a value (`rx_tick == 16'd127`)."""
+
+
+def counter_limits(conditions: Iterable[Condition]) -> tuple[int, ...]:
+    """Values a clock counter is compared with, after elaboration (most compared first); pure.
+
+    A bit period set by parameters (`CLK_FREQ / UART_SPEED`) is folded by then: the design's
+    `rx_tick == TICKS - 1` reads `rx_tick == 16'd127` whatever the parameters are named.
+    """
+    counts: dict[int, int] = {}
+    for c in conditions:
+        m = _COMPARED.match(c.text)
+        if m and COUNTER_NAME.search(m.group(1).rsplit(".", 1)[-1]) and len(c.constants) == 1 and \
+                3 <= c.constants[0] <= 1 << 16:
+            counts[c.constants[0]] = counts.get(c.constants[0], 0) + 1
+    return tuple(sorted(counts, key=lambda v: (-counts[v], v)))
+
+
+_BYTE_COMPARE = re.compile(r"^\s*([A-Za-z_][\w.]*)(?:\[[^\]]*\])?\s*(==|!=|>=|<=|>|<)\s*8'[sS]?[dhbo]")
+"""A condition that compares a byte with an 8-bit literal (`rx_byte == 8'd87`, `cmd > 8'd7`)."""
+
+
+def command_bytes(conditions: Iterable[Condition]) -> tuple[int, ...]:
+    """Byte values the design compares bytes with, first seen first; pure.
+
+    A design that parses bytes (a command bridge, a debug port) decides on `rx_byte == 8'h57`
+    ('W') and `addr > 8'd7`: those values, and the first value past each `>`/`<=` limit, are
+    the bytes that walk its parser. Clock counters and state registers compared with 8-bit
+    literals are left out (they are not received data).
+    """
+    out: list[int] = []
+    for c in conditions:
+        m = _BYTE_COMPARE.match(c.text)
+        if not m or len(c.constants) != 1 or COUNTER_NAME.search(m.group(1)) or "state" in m.group(1).lower():
+            continue
+        value = c.constants[0]
+        out += [value, value + 1] if m.group(2) in (">", "<=") and value < 0xFF else [value]
+    return tuple(dict.fromkeys(v for v in out if 0 <= v <= 0xFF))
+
+
+def _periods(params: Mapping[str, int], constants: Sequence[int], limits: Sequence[int] = ()) -> tuple[int, ...]:
+    """Bit periods to try: parameters named like one (and their low 24 bits), then counter limits.
+
+    Without a parameter named like a period, the limits a clock counter is compared with
+    (`counter_limits`: a full bit is limit + 1; a half-bit compare's double comes with it)
+    go first; the mined constants and the usual periods follow.
+    """
     out: list[int] = []
     for name, value in params.items():
         if PERIOD_PARAM.search(name) and value > 0:
             for v in (value, value & 0xFFFFFF):
                 if 2 <= v <= 1 << 16:
                     out.append(v)
+    if not out:
+        out += [v + 1 for v in limits[:4]]
     out += [v + d for v in constants if 4 <= v <= 4096 for d in (1, 0)][:6]
     return tuple(dict.fromkeys([*out, *DEFAULT_PERIODS]))[:10]
 
@@ -491,11 +545,15 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
               write_ports: Sequence[WritePort] = (),
               slices: Mapping[str, tuple[tuple[int, int, tuple[int, ...]], ...]] | None = None,
               templates: Mapping[str, tuple[tuple[tuple[int, int, int], ...], ...]] | None = None,
-              lane_selects: Collection[str] = ()) -> Interfaces:
+              lane_selects: Collection[str] = (), counters: Sequence[int] = (),
+              commands: Sequence[int] = ()) -> Interfaces:
     """Every interface of a design, from its layout, parameter values and mined constants.
 
     `lane_selects`: inputs the design decodes by one-hot values (`one_hot_selects`); a Wishbone
     `sel` among them makes its bus one of byte registers on lanes (`Iface.byte_lanes`).
+    `counters`: the values clock counters are compared with (`counter_limits`), for bit periods.
+    `commands`: the byte values the design compares bytes with (`command_bytes`); a serial input
+    of a design with no bus to configure it (a command bridge) gets them as its `words`.
     """
     ports = _Ports(layout)
     mined = constants or {}
@@ -538,7 +596,7 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
     for prefix in sorted(ports.by_group):
         claim(_mem_responder(ports, prefix), responders)
     values = [*(mined.get("*", ()) if "*" in mined else ())]
-    period_list = _periods(params or {}, values)
+    period_list = _periods(params or {}, values, counters)
     outputs = [s for s in layout.ports if s.direction == "output" and s.width == 1 and _serial_line(s.name, SERIAL_OUT)]
     serials: list[Iface] = []
     for f in layout.fields:
@@ -546,7 +604,7 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
             continue
         partner = min(outputs, key=lambda s: _distance(s.name, f.name)).name if outputs else ""
         serials.append(Iface(_clean(line_name(f.name)), "serial", {"pin": f.name}, periods=period_list,
-                             partner=partner))
+                             partner=partner, words=() if buses else tuple(commands)))
     names = {f.name for f in layout.fields}
     bus_ports = {p for b in buses for p in b.roles.values()}
     # Registers behind a recognised bus's decoder are written with bus transactions instead.

@@ -5,6 +5,8 @@ Each design in tests/data/program/ was written for these tests (needs Verilator)
 - tiny_cpu: a CPU on a valid/ready memory interface that traps on opcodes it does not know;
 - split_cpu: a CPU on split-transaction ports (request/accept, a later tagged answer) whose
   decoder compares masked words, `(inst & MASK) == MATCH`;
+- uart_cmd: a UART command bridge whose bit period is CLK_FREQ / UART_SPEED (128 clocks, a
+  period no parameter names) and whose parser takes 'W' addr data, 'R' addr and 'S';
 - vr_sink: a burst source whose output waits for its ready input;
 - div_dnc: a divider Verilator cannot simulate when start arrives with a zero divisor
   (%Error-DIDNOTCONVERGE, no assertion to blame);
@@ -77,6 +79,18 @@ def test_a_cpu_on_split_transaction_ports_retires_instructions() -> None:
     # 64 instructions retired (a trap stops the count; only decodable words get that far).
     assert _covered(rep.final, "retired_o[6]:0->1")
     assert _covered(rep.final, "mem_d_wr_o[0]:0->1")  # stores got through the data port
+
+
+def test_a_uart_bridge_at_a_parameter_derived_period_performs_a_write_command() -> None:
+    tb, rep = _engine("uart_cmd", 24)
+    assert rep.final is not None
+    assert rep.final.status == Status.OK, rep.final.detail
+    assert "rx_send(128," in tb  # frames at the elaborated CLK_FREQ / UART_SPEED
+    assert _covered(rep.final, "wr_o:0->1")  # 'W' addr data was parsed and performed
+    assert all(_covered(rep.final, f"wr_addr_o[{b}]:0->1") for b in range(3))  # every address
+    assert _covered(rep.final, "err_o:0->1")  # an address past the limit, or an unknown command
+    assert _covered(rep.final, "tx:1->0")  # and the bridge replied
+    assert rep.reproduced
 
 
 def test_a_valid_ready_sink_is_answered() -> None:

@@ -184,3 +184,45 @@ def test_apb_slave() -> None:
 
 def test_as_mask_lays_fields_over_each_other() -> None:
     assert as_mask(((0, 7, 0x33), (12, 3, 5), (25, 7, 0x20))) == (0xFE00707F, 0x40005033)
+
+
+UART_CMD = layout("uart_cmd", ">clk >rst_n >rx <tx <wr_o <wr_addr_o[3] <wr_data_o[8] <err_o <cmds_o[8]", {"rst_n": True})
+
+
+def cond(text: str, *constants: int, kind: str = "if") -> Condition:
+    return Condition("/rtl/uart_cmd.sv", 1, 1, kind, (), constants, text)
+
+
+# The elaborated conditions of tests/data/program/uart_cmd (CLK_FREQ / UART_SPEED = 128 clocks a bit).
+UART_CMD_CONDITIONS = (
+    cond("rx_state == 2'd1", 1, kind="case_item"), cond("rx_tick == 16'd63", 63), cond("rx_tick == 16'd127", 127),
+    cond("rx_bit == 3'd7", 7), cond("rx_tick == 16'd127", 127), cond("tx_tick == 16'd127", 127),
+    cond("tx_bit == 4'd9", 9), cond("p_state == 2'd0", 0, kind="case_item"),
+    cond("rx_byte == 8'd87", 87, kind="case_item"), cond("rx_byte == 8'd82", 82, kind="case_item"),
+    cond("rx_byte == 8'd83", 83, kind="case_item"), cond("rx_byte > 8'd7", 7), cond("rx_byte > 8'd7", 7),
+)
+
+
+def test_a_bit_period_set_by_parameters_comes_from_the_counter_compares() -> None:
+    """`CLK_FREQ / UART_SPEED` names no period, and the mined constants are full of command bytes: the
+    limit the bit counters are compared with (127, three times; the half bit 63 once) gives 128 first."""
+    from agent.program.interfaces import counter_limits
+
+    assert counter_limits(UART_CMD_CONDITIONS) == (127, 63)
+    found = recognise(UART_CMD, params={"CLK_FREQ": 12_800_000, "UART_SPEED": 100_000, "TICKS": 128},
+                      constants={"*": (0, 1, 2, 3, 7, 8, 9, 63, 82, 83, 87, 127, 128)},
+                      counters=counter_limits(UART_CMD_CONDITIONS))
+    assert found.serials[0].periods[:2] == (128, 64)
+    # A parameter named like a period still wins (the counters are not consulted then).
+    named = recognise(UART_CMD, params={"CLKS_PER_BIT": 16}, counters=(127,))
+    assert named.serials[0].periods[0] == 16
+
+
+def test_a_parser_gets_the_bytes_it_compares_with() -> None:
+    from agent.program.interfaces import command_bytes
+
+    # Command bytes, then the address limit and the first value past it; counters and states are left out.
+    assert command_bytes(UART_CMD_CONDITIONS) == (87, 82, 83, 7, 8)
+    assert recognise(UART_CMD, commands=(87, 82)).serials[0].words == (87, 82)
+    # A UART behind a bus is configured and fed through the bus: its bytes are data, not commands.
+    assert recognise(WBUART, commands=(87, 82)).serials[0].words == ()
