@@ -53,6 +53,12 @@ PERIOD_PARAM = re.compile(r"(clks?_?per_?bit|cpb|baud_?div|divisor|div|prescale|
                           r"cycles_?per_?bit|setup)", re.IGNORECASE)
 """Parameter names whose value is (or contains) a serial bit period."""
 
+CLOCK_FREQ_PARAM = re.compile(r"(clk|clock|sys|core)?_?(freq|frequency|hz|rate_?hz)$", re.IGNORECASE)
+"""Parameter names of the clock's frequency (`CLK_FREQ`, `CLOCK_RATE_HZ`)."""
+
+BAUD_PARAM = re.compile(r"(baud|speed|bps|bit_?rate)", re.IGNORECASE)
+"""Parameter names of a line's rate (`UART_SPEED`, `BAUD_RATE`): the period is the frequency over it."""
+
 DEFAULT_PERIODS = (16, 8, 4, 32, 25)
 """Bit periods tried when the design names none."""
 
@@ -486,19 +492,23 @@ def command_bytes(conditions: Iterable[Condition]) -> tuple[int, ...]:
     out: list[int] = []
     for c in conditions:
         m = _BYTE_COMPARE.match(c.text)
-        if not m or len(c.constants) != 1 or COUNTER_NAME.search(m.group(1)) or "state" in m.group(1).lower():
+        if not m or COUNTER_NAME.search(m.group(1)) or "state" in m.group(1).lower():
             continue
-        value = c.constants[0]
-        out += [value, value + 1] if m.group(2) in (">", "<=") and value < 0xFF else [value]
+        if c.kind == "case_item" and c.constants:  # `rx_data == 8'd16 | 8'd17`: each is a command
+            out += c.constants
+        elif len(c.constants) == 1:
+            value = c.constants[0]
+            out += [value, value + 1] if m.group(2) in (">", "<=") and value < 0xFF else [value]
     return tuple(dict.fromkeys(v for v in out if 0 <= v <= 0xFF))
 
 
 def _periods(params: Mapping[str, int], constants: Sequence[int], limits: Sequence[int] = ()) -> tuple[int, ...]:
     """Bit periods to try: parameters named like one (and their low 24 bits), then counter limits.
 
-    Without a parameter named like a period, the limits a clock counter is compared with
-    (`counter_limits`: a full bit is limit + 1; a half-bit compare's double comes with it)
-    go first; the mined constants and the usual periods follow.
+    Without a parameter named like a period, a clock frequency over a line rate
+    (`CLK_FREQ / UART_SPEED`) and the limits a clock counter is compared with
+    (`counter_limits`: a full bit is limit + 1) go first; the mined constants and the usual
+    periods follow.
     """
     out: list[int] = []
     for name, value in params.items():
@@ -507,6 +517,10 @@ def _periods(params: Mapping[str, int], constants: Sequence[int], limits: Sequen
                 if 2 <= v <= 1 << 16:
                     out.append(v)
     if not out:
+        # `CLK_FREQ / UART_SPEED`, however the design then divides it (a port, a counter).
+        freqs = [v for n, v in params.items() if CLOCK_FREQ_PARAM.search(n) and v > 0]
+        bauds = [v for n, v in params.items() if BAUD_PARAM.search(n) and not CLOCK_FREQ_PARAM.search(n) and v > 0]
+        out += [f // b for f in freqs for b in bauds if 2 <= f // b <= 1 << 16]
         out += [v + 1 for v in limits[:4]]
     out += [v + d for v in constants if 4 <= v <= 4096 for d in (1, 0)][:6]
     return tuple(dict.fromkeys([*out, *DEFAULT_PERIODS]))[:10]

@@ -213,6 +213,10 @@ def test_a_bit_period_set_by_parameters_comes_from_the_counter_compares() -> Non
                       constants={"*": (0, 1, 2, 3, 7, 8, 9, 63, 82, 83, 87, 127, 128)},
                       counters=counter_limits(UART_CMD_CONDITIONS))
     assert found.serials[0].periods[:2] == (128, 64)
+    # ultraembedded's dbg_bridge hands `(CLK_FREQ / UART_SPEED) - 1` to its UART through a port, whose
+    # counter counts down to 0: no compare shows the period, the parameters do.
+    bridge = recognise(UART_CMD, params={"CLK_FREQ": 14_745_600, "UART_SPEED": 115_200, "AXI_ID": 0})
+    assert bridge.serials[0].periods[0] == 128
     # A parameter named like a period still wins (the counters are not consulted then).
     named = recognise(UART_CMD, params={"CLKS_PER_BIT": 16}, counters=(127,))
     assert named.serials[0].periods[0] == 16
@@ -223,6 +227,8 @@ def test_a_parser_gets_the_bytes_it_compares_with() -> None:
 
     # Command bytes, then the address limit and the first value past it; counters and states are left out.
     assert command_bytes(UART_CMD_CONDITIONS) == (87, 82, 83, 7, 8)
+    # One case item for two commands (dbg_bridge's REQ_WRITE / REQ_READ): both are commands.
+    assert command_bytes([cond("rx_data_w == 8'd16 | 8'd17", 16, 17, kind="case_item")]) == (16, 17)
     assert recognise(UART_CMD, commands=(87, 82)).serials[0].words == (87, 82)
     # A UART behind a bus is configured and fed through the bus: its bytes are data, not commands.
     assert recognise(WBUART, commands=(87, 82)).serials[0].words == ()
