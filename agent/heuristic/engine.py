@@ -32,13 +32,9 @@ from agent.heuristic.spec_hints import mine_spec
 from agent.heuristic.stimulus import Hints, make_layout
 from agent.policy import Budget
 from agent.program.encode import DATA_FILE, encode
-from agent.program.interfaces import (
-    command_bytes,
-    counter_limits,
-    one_hot_selects,
-    recognise,
-)
+from agent.program.interfaces import one_hot_selects, recognise
 from agent.program.ops import Program
+from agent.program.serial_timing import command_bytes, counter_limits
 from agent.program.sv import (
     HARNESS_TOP,
     parse_testbench,

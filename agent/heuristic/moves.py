@@ -14,8 +14,9 @@ from collections.abc import Callable
 
 from agent.heuristic.config_words import structured_word
 from agent.heuristic.stimulus import Hints
-from agent.program.interfaces import PERIOD_PARAM, Iface
+from agent.program.interfaces import Iface
 from agent.program.ops import FILLS, PATTERNS, Op, Program, assigns, op
+from agent.program.serial_timing import PERIOD_PARAM
 from agent.program.target import Target
 
 MAX_OPS = 48

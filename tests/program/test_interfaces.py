@@ -206,7 +206,7 @@ UART_CMD_CONDITIONS = (
 def test_a_bit_period_set_by_parameters_comes_from_the_counter_compares() -> None:
     """`CLK_FREQ / UART_SPEED` names no period, and the mined constants are full of command bytes: the
     limit the bit counters are compared with (127, three times; the half bit 63 once) gives 128 first."""
-    from agent.program.interfaces import counter_limits
+    from agent.program.serial_timing import counter_limits
 
     assert counter_limits(UART_CMD_CONDITIONS) == (127, 63)
     found = recognise(UART_CMD, params={"CLK_FREQ": 12_800_000, "UART_SPEED": 100_000, "TICKS": 128},
@@ -223,7 +223,7 @@ def test_a_bit_period_set_by_parameters_comes_from_the_counter_compares() -> Non
 
 
 def test_a_parser_gets_the_bytes_it_compares_with() -> None:
-    from agent.program.interfaces import command_bytes
+    from agent.program.serial_timing import command_bytes
 
     # Command bytes, then the address limit and the first value past it; counters and states are left out.
     assert command_bytes(UART_CMD_CONDITIONS) == (87, 82, 83, 7, 8)
