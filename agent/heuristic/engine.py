@@ -34,7 +34,7 @@ from agent.policy import Budget
 from agent.program.encode import DATA_FILE, encode
 from agent.program.interfaces import one_hot_selects, recognise
 from agent.program.ops import Program
-from agent.program.serial_timing import command_bytes, counter_limits
+from agent.program.serial_timing import command_bytes, counter_limits, wide_operands
 from agent.program.sv import (
     HARNESS_TOP,
     parse_testbench,
@@ -186,6 +186,7 @@ def make_target(
         lane_selects=one_hot_selects(iface.conditions, iface.upstream, [name for name, _ in iface.resets]),
         counters=counter_limits(iface.conditions),
         commands=command_bytes(iface.conditions),
+        wide=wide_operands(iface.conditions),
     )
     return Target(layout, interfaces, hints.palettes), hints
 

@@ -148,7 +148,9 @@ def _serial_commands(rng: random.Random, t: Target, base: list[Op], period: int)
     the largest small limit it compares with (`addr > 8'd7`: 0-7), the first one past it and
     0xff, each with a data byte, its complement and the byte again (every bit of what a write
     command stores goes both ways). A command byte read where an operand is expected walks
-    the error path. One program per command; the line idles first, as after power-up.
+    the error path. One program per command; the line idles first, as after power-up. With
+    multi-byte values the parser decides on (`Iface.addresses`), one more program sends each
+    command with a length, each value in both byte orders and four data bytes.
     """
     out: list[tuple[str, Program]] = []
     for s in t.interfaces.serials:
@@ -164,6 +166,18 @@ def _serial_commands(rng: random.Random, t: Target, base: list[Op], period: int)
             program = trim(t, Program(tuple(ops)))
             if len(program.ops) > len(base) + 1:
                 out.append((f"serial command {command:#04x}", program))
+        if s.addresses:
+            # Command, length, a multi-byte value the parser decides on (both byte orders), data:
+            # the frame of a debug bridge's access to one of its special addresses.
+            ops = [*base, op("hold", 20 * period)]
+            for command in s.words[:4]:
+                for value in s.addresses[:4]:
+                    size = (value.bit_length() + 7) // 8
+                    big = value.to_bytes(size, "big")
+                    for order in (big, big[::-1]):
+                        frames = (command, 4, *order, *(rng.randrange(256) for _ in range(4)))
+                        ops += [op("serial", s.name, period, frames), op("hold", 12 * period)]
+            out.append(("serial command addresses", trim(t, Program(tuple(ops)))))
     return out
 
 

@@ -478,14 +478,15 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
               slices: Mapping[str, tuple[tuple[int, int, tuple[int, ...]], ...]] | None = None,
               templates: Mapping[str, tuple[tuple[tuple[int, int, int], ...], ...]] | None = None,
               lane_selects: Collection[str] = (), counters: Sequence[int] = (),
-              commands: Sequence[int] = ()) -> Interfaces:
+              commands: Sequence[int] = (), wide: Sequence[int] = ()) -> Interfaces:
     """Every interface of a design, from its layout, parameter values and mined constants.
 
     `lane_selects`: inputs the design decodes by one-hot values (`one_hot_selects`); a Wishbone
     `sel` among them makes its bus one of byte registers on lanes (`Iface.byte_lanes`).
     `counters`: the values clock counters are compared with (`counter_limits`), for bit periods.
     `commands`: the byte values the design compares bytes with (`command_bytes`); a serial input
-    of a design with no bus to configure it (a command bridge) gets them as its `words`.
+    of a design with no bus to configure it (a command bridge) gets them as its `words`, and the
+    multi-byte values it compares registers with (`wide_operands`) as its `addresses`.
     """
     ports = _Ports(layout)
     mined = constants or {}
@@ -536,7 +537,8 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
             continue
         partner = min(outputs, key=lambda s: _distance(s.name, f.name)).name if outputs else ""
         serials.append(Iface(_clean(line_name(f.name)), "serial", {"pin": f.name}, periods=period_list,
-                             partner=partner, words=() if buses else tuple(commands)))
+                             partner=partner, words=() if buses else tuple(commands),
+                             addresses=() if buses or not commands else tuple(wide)))
     names = {f.name for f in layout.fields}
     bus_ports = {p for b in buses for p in b.roles.values()}
     # Registers behind a recognised bus's decoder are written with bus transactions instead.

@@ -93,3 +93,22 @@ def serial_periods(params: Mapping[str, int], constants: Sequence[int], limits: 
         out += [v + 1 for v in limits[:4]]
     out += [v + d for v in constants if 4 <= v <= 4096 for d in (1, 0)][:6]
     return tuple(dict.fromkeys([*out, *DEFAULT_PERIODS]))[:10]
+
+
+_WIDE_COMPARE = re.compile(r"\b([A-Za-z_][\w.]*)(?:\[[^\]]*\])?\s*==\s*(16|24|32)'[sS]?h([0-9a-fA-F_]+)")
+"""A compare of a register with a 16- to 32-bit hex literal anywhere in a condition (`mem_addr_q == 32'hf0000000`)."""
+
+
+def wide_operands(conditions: Iterable[Condition]) -> tuple[int, ...]:
+    """Multi-byte values a design compares registers with (a bridge's special addresses); pure.
+
+    A parser that assembles an address from received bytes and decides on it
+    (`mem_addr_q == 32'hf0000000`, a GPIO register inside a debug bridge) is reached only by
+    sending those bytes; counters and state registers are left out.
+    """
+    out: list[int] = []
+    for c in conditions:
+        for name, _width, digits in _WIDE_COMPARE.findall(c.text):
+            if not COUNTER_NAME.search(name) and "state" not in name.lower():
+                out.append(int(digits.replace("_", ""), 16))
+    return tuple(dict.fromkeys(v for v in out if v > 0xFF))

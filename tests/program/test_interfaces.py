@@ -230,5 +230,15 @@ def test_a_parser_gets_the_bytes_it_compares_with() -> None:
     # One case item for two commands (dbg_bridge's REQ_WRITE / REQ_READ): both are commands.
     assert command_bytes([cond("rx_data_w == 8'd16 | 8'd17", 16, 17, kind="case_item")]) == (16, 17)
     assert recognise(UART_CMD, commands=(87, 82)).serials[0].words == (87, 82)
+    # dbg_bridge decides on addresses it assembles from received bytes: those values go with the commands.
+    from agent.program.serial_timing import wide_operands
+
+    bridge = [cond("(state_q == 4'd8) & (mem_addr_q == 32'hf0000000)", 8, 0xF0000000),
+              cond("(state_q == 4'd8) & (mem_addr_q == 32'hf0000004)", 8, 0xF0000004),
+              cond("rx_tick == 16'h007f", 0x7F), cond("state_q == 16'h0100", 0x100)]
+    assert wide_operands(bridge) == (0xF0000000, 0xF0000004)  # counters and states left out
+    found = recognise(UART_CMD, commands=(16, 17), wide=(0xF0000000,)).serials[0]
+    assert (found.words, found.addresses) == ((16, 17), (0xF0000000,))
+    assert recognise(UART_CMD, wide=(0xF0000000,)).serials[0].addresses == ()  # no parser, no addresses
     # A UART behind a bus is configured and fed through the bus: its bytes are data, not commands.
     assert recognise(WBUART, commands=(87, 82)).serials[0].words == ()
