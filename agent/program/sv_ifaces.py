@@ -261,9 +261,18 @@ def decode_order(r: Iface) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
     return (*sorted(rest, key=lambda s: (-s[1], s[0])), primary)
 
 
-def _state(n: str, dw: int) -> list[str]:
-    return [f"logic [{dw - 1}:0] bw_{n}_mem [{MEM_WORDS}];",
-            f"int unsigned bw_{n}_rng = 32'd1; int bw_{n}_lat = 0; int bw_{n}_wait = 0;"]
+def _state(n: str, dw: int, memory: bool = True) -> list[str]:
+    timing = f"int unsigned bw_{n}_rng = 32'd1; int bw_{n}_lat = 0; int bw_{n}_wait = 0;"
+    return [f"logic [{dw - 1}:0] bw_{n}_mem [{MEM_WORDS}];", timing] if memory else [timing]
+
+
+def _handshake_task(r: Iface) -> list[str]:
+    """`<iface>_respond(fill, seed, latency)` of a handshake with no address: no memory to fill (the
+    fill is unused), only the answer's timing and the random read data, if any."""
+    n = r.name
+    return [f"task automatic {n}_respond(input int bw_fill, input int unsigned bw_seed, input int bw_lat);",
+            f"  bw_{n}_rng = bw_seed; bw_{n}_lat = bw_lat; bw_{n}_wait = 0; bw_{n}_on = 1'b1;",
+            "endtask"]
 
 
 def _rand(n: str) -> str:
@@ -292,6 +301,8 @@ def responder_lines(t: Target, r: Iface) -> list[str]:
         return [*_state(r.name, dw), *_fill_task(t, r, dw), *_wb_process(t, r, dw)]
     if kind == "split":
         return [*_state(r.name, dw), *_fill_task(t, r, dw), *_split_process(t, r, dw)]
+    if kind == "reqack":  # a handshake that carries no address (a power-up request): never a memory
+        return [*_state(r.name, dw, memory=False), *_handshake_task(r), *_mem_process(t, r, dw)]
     return [*_state(r.name, dw), *_fill_task(t, r, dw), *_mem_process(t, r, dw)]
 
 

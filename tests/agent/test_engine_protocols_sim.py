@@ -7,6 +7,8 @@ Each design in tests/data/program/ was written for these tests (needs Verilator)
   decoder compares masked words, `(inst & MASK) == MATCH`;
 - uart_cmd: a UART command bridge whose bit period is CLK_FREQ / UART_SPEED (128 clocks, a
   period no parameter names) and whose parser takes 'W' addr data, 'R' addr and 'S';
+- pwrup: a unit that works only after a power-up handshake with no address or data
+  (`pwrup_req` held until `pwrup_ack`), asked again every 64 inputs;
 - vr_sink: a burst source whose output waits for its ready input;
 - div_dnc: a divider Verilator cannot simulate when start arrives with a zero divisor
   (%Error-DIDNOTCONVERGE, no assertion to blame);
@@ -90,6 +92,18 @@ def test_a_uart_bridge_at_a_parameter_derived_period_performs_a_write_command() 
     assert all(_covered(rep.final, f"wr_addr_o[{b}]:0->1") for b in range(3))  # every address
     assert _covered(rep.final, "err_o:0->1")  # an address past the limit, or an unknown command
     assert _covered(rep.final, "tx:1->0")  # and the bridge replied
+    assert rep.reproduced
+
+
+def test_a_handshake_without_data_is_answered_with_no_memory_model() -> None:
+    tb, rep = _engine("pwrup", 16)
+    assert rep.final is not None
+    assert rep.final.status == Status.OK, rep.final.detail
+    assert "pwrup_respond(" in tb
+    assert "bw_pwrup_mem" not in tb  # a request that carries no address gets no 1,024-word memory
+    assert _covered(rep.final, "powered_o:0->1")  # the request was answered...
+    assert _covered(rep.final, "powered_o:1->0")  # ...and the next one after 64 inputs too
+    assert _covered(rep.final, "acc_o[7]:1->0")
     assert rep.reproduced
 
 
