@@ -267,8 +267,10 @@ def _state(n: str, dw: int, memory: bool = True) -> list[str]:
 
 
 def _handshake_task(r: Iface) -> list[str]:
-    """`<iface>_respond(fill, seed, latency)` of a handshake with no address: no memory to fill (the
-    fill is unused), only the answer's timing and the random read data, if any."""
+    """`<iface>_respond(fill, seed, latency)` of a handshake with no address.
+
+    No memory to fill (the fill is unused): only the answer's timing and the random read data, if any.
+    """
     n = r.name
     return [f"task automatic {n}_respond(input int bw_fill, input int unsigned bw_seed, input int bw_lat);",
             f"  bw_{n}_rng = bw_seed; bw_{n}_lat = bw_lat; bw_{n}_wait = 0; bw_{n}_on = 1'b1;",
