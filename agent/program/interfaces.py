@@ -51,7 +51,6 @@ _PAD_SUFFIX = re.compile(r"_(pad|pin)$", re.IGNORECASE)
 """A board-level decoration of a line's name (the 16550's `srx_pad_i`)."""
 
 
-
 def _bare(name: str) -> str:
     """A port name in lower case without its direction decorations: `i_wb_cyc` -> `wb_cyc`."""
     return _DECOR_SUFFIX.sub("", _DECOR_PREFIX.sub("", name.lower()))
@@ -485,8 +484,9 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
     `sel` among them makes its bus one of byte registers on lanes (`Iface.byte_lanes`).
     `counters`: the values clock counters are compared with (`counter_limits`), for bit periods.
     `commands`: the byte values the design compares bytes with (`command_bytes`); a serial input
-    of a design with no bus to configure it (a command bridge) gets them as its `words`, and the
-    multi-byte values it compares registers with (`wide_operands`) as its `addresses`.
+    of a design with no bus to configure it (a command bridge) gets them as its `words`.
+    `wide`: the multi-byte values the design compares registers with (`wide_operands`); such a
+    serial input gets them as its `addresses`.
     """
     ports = _Ports(layout)
     mined = constants or {}

@@ -46,6 +46,11 @@ def counter_limits(conditions: Iterable[Condition]) -> tuple[int, ...]:
     return tuple(sorted(counts, key=lambda v: (-counts[v], v)))
 
 
+def _received(name: str) -> bool:
+    """Whether a compared register may hold received data (not a clock counter, not a state register)."""
+    return not COUNTER_NAME.search(name) and "state" not in name.lower()
+
+
 _BYTE_COMPARE = re.compile(r"^\s*([A-Za-z_][\w.]*)(?:\[[^\]]*\])?\s*(==|!=|>=|<=|>|<)\s*8'[sS]?[dhbo]")
 """A condition that compares a byte with an 8-bit literal (`rx_byte == 8'd87`, `cmd > 8'd7`)."""
 
@@ -61,7 +66,7 @@ def command_bytes(conditions: Iterable[Condition]) -> tuple[int, ...]:
     out: list[int] = []
     for c in conditions:
         m = _BYTE_COMPARE.match(c.text)
-        if not m or COUNTER_NAME.search(m.group(1)) or "state" in m.group(1).lower():
+        if not m or not _received(m.group(1)):
             continue
         if c.kind == "case_item" and c.constants:  # `rx_data == 8'd16 | 8'd17`: each is a command
             out += c.constants
@@ -109,6 +114,6 @@ def wide_operands(conditions: Iterable[Condition]) -> tuple[int, ...]:
     out: list[int] = []
     for c in conditions:
         for name, _width, digits in _WIDE_COMPARE.findall(c.text):
-            if not COUNTER_NAME.search(name) and "state" not in name.lower():
+            if _received(name):
                 out.append(int(digits.replace("_", ""), 16))
     return tuple(dict.fromkeys(v for v in out if v > 0xFF))

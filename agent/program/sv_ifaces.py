@@ -242,7 +242,7 @@ def _fill_task(t: Target, r: Iface, dw: int) -> list[str]:
         f"default: bw_w = {dw}'(bw_k * {max(1, dw // 8)}); endcase",
         f"    bw_{n}_mem[bw_k] = bw_w;",
         "  end",
-        f"  bw_{n}_rng = bw_seed; bw_{n}_lat = bw_lat; bw_{n}_wait = 0; bw_{n}_on = 1'b1;",
+        _arm(n),
         "endtask",
     ]
 
@@ -273,8 +273,12 @@ def _handshake_task(r: Iface) -> list[str]:
     """
     n = r.name
     return [f"task automatic {n}_respond(input int bw_fill, input int unsigned bw_seed, input int bw_lat);",
-            f"  bw_{n}_rng = bw_seed; bw_{n}_lat = bw_lat; bw_{n}_wait = 0; bw_{n}_on = 1'b1;",
-            "endtask"]
+            _arm(n), "endtask"]
+
+
+def _arm(n: str) -> str:
+    """The line of `<iface>_respond` that seeds the answers' timing and switches the responder on."""
+    return f"  bw_{n}_rng = bw_seed; bw_{n}_lat = bw_lat; bw_{n}_wait = 0; bw_{n}_on = 1'b1;"
 
 
 def _rand(n: str) -> str:

@@ -8,7 +8,7 @@ Verilator (5.05x) writes `# SystemC::Coverage-3` files: one record per line,
 the *last* `' `.
 
 Everything here is a pure function over text/values except `read_coverage` (reads a
-file) and the default source reader of `uncovered`.
+file) and `restricted_reader` (reads the design's own files for `uncovered`).
 """
 
 from __future__ import annotations
@@ -451,14 +451,13 @@ def uncovered(
     The text is stripped; '' when the line cannot be read.
     """
     wanted = set(metrics)
-    reader = read_source
     misses = sorted(
         (p for p in report.points if p.kind in wanted and not p.covered),
         key=lambda p: (p.file, p.line, p.kind),
     )
     out: list[UncoveredPoint] = []
     for p in misses:
-        lines = reader(p.file) if p.file else None
+        lines = read_source(p.file) if p.file else None
         text = lines[p.line - 1].strip() if lines is not None and 1 <= p.line <= len(lines) else ""
         out.append(UncoveredPoint(kind=p.kind, file=p.file, line=p.line, comment=p.comment, source=text, hier=p.hier))
     return tuple(out)
