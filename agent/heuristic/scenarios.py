@@ -299,7 +299,15 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                 for a, s in zip(addrs, seeds(rng, len(addrs)), strict=True)
             ),
         ]
+        # The word the design compares its write data with (a key, a magic number), in every
+        # register: which register holds the compare is behind the decoder, not in the data.
+        magic = [v for v in t.palettes.get(bus.port("wdata"), ())[:1] if v > 1]
+        # Each byte lane alone where the bus has narrow writes (strobes, or AHB's hsize).
+        lanes = max(1, bus.data_bits // 8) if any(bus.port(r) for r in ("wstrb", "sel", "strb", "hsize")) else 1
         ops += [
+            *(op("bus_write", bus.name, a, v) for v in magic for a in addrs),
+            *(op("bus_write", bus.name, a, bus_data(rng, t, bus), strb=1 << k)
+              for a in addrs for k in range(lanes if lanes > 1 and not bus.byte_lanes else 0)),
             *(
                 op("bus_write", bus.name, a, bus_data(rng, t, bus, safe=True))
                 for a in addrs

@@ -117,6 +117,54 @@ class ApbHandMaster:
 '''
 """APB master for slaves cocotbext-axi's ApbMaster cannot drive (no pstrb or pready, odd widths)."""
 
+AHB = '''
+
+class AhbHandMaster:
+    """`bus_write`/`bus_read` on an AHB-Lite subordinate: address phase, then data phase until hreadyout."""
+
+    def __init__(self, bw, roles, lanes, size):
+        self.bw = bw
+        self.roles = roles
+        self.lanes = lanes  # bytes per data word
+        self.size = size  # hsize of a whole word
+
+    async def write(self, addr, data, strb):
+        await self.xfer(1, addr, data, strb)
+
+    async def read(self, addr, strb):
+        await self.xfer(0, addr, 0, strb)
+
+    async def ready(self):
+        got = False
+        for _ in range(TIMEOUT):
+            if got:
+                break
+            await self.bw.rise()
+            got = bool(self.bw.port(self.roles["hreadyout"]))
+            await self.bw.fall()
+
+    async def xfer(self, w, addr, data, strb):
+        bw, r = self.bw, self.roles
+        size = self.size
+        full = (1 << self.lanes) - 1
+        if self.lanes > 1 and strb != full and strb and strb & (strb - 1) == 0:
+            # as the SV task: one strobe lane alone is a byte transfer at that lane's address
+            size, addr = 0, (addr & ~(self.lanes - 1)) | (strb.bit_length() - 1)
+        for role, value in (("hsel", 1), ("htrans", 2), ("addr", addr), ("hwrite", w), ("hsize", size),
+                            ("hburst", 0), ("hprot", 3), ("hmastlock", 0), ("hready", 1)):
+            if role in r:
+                bw.put_name(r[role], value)
+        await self.ready()
+        for role, value in (("htrans", 0), ("wdata", data)):
+            if role in r:
+                bw.put_name(r[role], value)
+        await self.ready()
+        for role in ("hsel", "hwrite"):
+            if role in r:
+                bw.put_name(r[role], 0)
+'''
+"""AHB-Lite manager (the SV task's phases; no cocotb extension for AHB is installed)."""
+
 AXIL = '''
 
 class AxiLiteHandMaster:

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from agent.program import cocotb_drivers as drv
 from agent.program import cocotb_responders as rsp
 from agent.program.cocotb_lib import MEMORY, PORTS, py_tuple
+from agent.program.iface import DRIVEN_ROLES
 from agent.program.interfaces import (
     FIELD_ROLE,
-    SPLIT_DRIVEN,
     Iface,
     stream_payload_roles,
 )
+from agent.program.sv_ahb import size_code
 from agent.program.sv_ifaces import (
     decode_order,
     split_byte_strobes,
@@ -61,11 +62,6 @@ AXIL_EXTRAS = (("awlen", 0), ("awsize", -1), ("awburst", 1), ("awid", 0), ("wlas
                ("arsize", -1), ("arburst", 1), ("arid", 0))
 """AXI4 inputs of a slave AxiLiteMaster leaves alone, with the SV task's values (-1: the bus's size code)."""
 
-RESPONDER_DRIVEN = {"mem": ("ready", "rdata"), "reqack": ("ready", "rdata"), "split": SPLIT_DRIVEN,
-                    "wb_master": ("ack", "stall", "rdata", "err"),
-                    "axi_master": ("awready", "wready", "bvalid", "bresp", "arready", "rvalid", "rdata", "rresp",
-                                   "rlast", "bid", "rid")}
-"""Inputs each responder kind drives (as `Iface.driven`, by role)."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +157,8 @@ def bus_plan(t: Target, bus: Iface) -> DriverPlan:
         return DriverPlan(bus.name, f"AxiLiteHandMaster(bw, {_roles(bus)}, {size})", (drv.AXIL,))
     if bus.kind == "apb":
         return DriverPlan(bus.name, f"ApbHandMaster(bw, {_roles(bus)})", (drv.APB,))
+    if bus.kind == "ahb":
+        return DriverPlan(bus.name, f"AhbHandMaster(bw, {_roles(bus)}, {max(1, dw // 8)}, {size_code(dw)})", (drv.AHB,))
     lanes = f", lanes={bus.byte_lanes}" if bus.byte_lanes else ""
     return DriverPlan(bus.name, f"WishboneMaster(bw, {_roles(bus)}{lanes})", (drv.WISHBONE,))
 
@@ -231,7 +229,7 @@ def _memory_args(r: Iface) -> str:
 
 def responder_plan(t: Target, r: Iface) -> DriverPlan:
     """A request interface of the design: cocotbext AxiRam/AxiLiteRam, or a hand-written responder."""
-    driven = tuple(role for role in RESPONDER_DRIVEN.get(r.kind, ()) if role in r.roles)
+    driven = tuple(role for role in DRIVEN_ROLES.get(r.kind, ()) if role in r.roles)
     base = (MEMORY, rsp.RESPONDER_BASE)
     if r.kind == "axi_master":
         full = _fits(t, r, AXI_ROLES)
@@ -249,6 +247,8 @@ def responder_plan(t: Target, r: Iface) -> DriverPlan:
         cls, text = "AxiHandResponder", rsp.AXI_RESP
     elif r.kind == "wb_master":
         cls, text = "WishboneResponder", rsp.WB_RESP
+    elif r.kind == "ahb_master":
+        cls, text = "AhbResponder", rsp.AHB_RESP
     elif r.kind == "split":
         factory = (f"SplitResponder(bw, {_roles(r)}, {_memory_args(r)}, {py_tuple(driven)})"
                    f".ports({py_tuple(split_requests(r))}, {split_writes(r)!r}, {split_byte_strobes(t, r)!r}, "

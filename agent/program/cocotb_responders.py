@@ -175,6 +175,47 @@ class WishboneResponder(Responder):
 '''
 """Wishbone responder (no cocotb extension for Wishbone is installed)."""
 
+AHB_RESP = '''
+
+class AhbResponder(Responder):
+    """An AHB-Lite manager's memory: each data phase after 0..latency wait states, always OKAY (the SV process)."""
+
+    def restart(self):
+        self.wait = 0
+        self.phase, self.phase_addr, self.phase_write, self.phase_lanes = False, 0, False, 0
+        self.regs["hready"] = 1
+
+    async def run(self):
+        bw, r, q = self.bw, self.roles, self.regs
+        lanes = max(1, self.dw // 8)
+        low = (lanes - 1).bit_length()
+        full = (1 << lanes) - 1
+        while True:
+            await bw.rise()
+            if q["hready"]:
+                # the data phase ends; the address phase on the bus becomes the next one
+                if self.phase and self.phase_write and "wdata" in r:
+                    write_bytes(self.words, self.index(self.phase_addr), self.high("wdata"), self.phase_lanes, self.dw)
+                self.phase = bool((self.high("htrans") >> 1) & 1)
+                self.phase_addr, self.phase_write = self.high("addr"), bool(self.high("hwrite"))
+                size = self.high("hsize")
+                narrow = "hsize" in r and lanes > 1 and size < low
+                self.phase_lanes = ((((1 << (1 << size)) - 1) << (self.phase_addr & (lanes - 1))) & full
+                                    if narrow else full)
+                self.wait = 0
+                if self.phase and self.latency > 0:
+                    self.wait = self.rng.next() % (self.latency + 1)
+            elif self.wait > 0:
+                self.wait -= 1
+            q["hready"] = int(not self.phase or self.wait == 0)
+            if self.phase and not self.phase_write and "rdata" in q:
+                q["rdata"] = self.words[self.index(self.phase_addr)]
+            if "hresp" in q:
+                q["hresp"] = 0
+            self.drive()
+'''
+"""AHB-Lite responder (no cocotb extension for AHB is installed)."""
+
 AXI_RESP = '''
 
 class AxiHandResponder(Responder):

@@ -5,242 +5,55 @@ Ports are grouped by prefix after dropping direction decorations (`i_wb_cyc` -> 
 whose roles and directions fit a protocol becomes an interface:
 
 - a **bus** the design serves (the testbench is the master): Wishbone (cyc/stb/we/adr/dat/sel
-  in, ack/stall/dat out), AXI4-Lite (aw/w/b/ar/r channels), APB (psel/penable/pwrite);
+  in, ack/stall/dat out), AXI4-Lite (aw/w/b/ar/r channels), APB (psel/penable/pwrite),
+  AHB-Lite (`ahb.py`);
 - a **responder** the testbench plays for the design's own requests: a memory interface
   (valid/req out, ready/ack in, addr out, rdata in, wdata/wstrb out), an AXI4(-Lite) master,
-  a Wishbone master;
+  a Wishbone master, an AHB-Lite manager;
 - a **stream** into the design (valid in, ready out, data/last/keep/id/dest/user in) and a
   **sink** for a stream out of it (valid out, ready in);
 - a **serial** input (rx, rxd, sin, ...) with its loopback partner (the design's tx) and bit
   periods mined from parameters and compared constants.
 
 Every interface maps roles to the real port names, so the renderers never guess again.
+The types and naming rules live in `iface.py`; AHB in `ahb.py`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from agent.heuristic.stimulus import Layout, Signal
-from agent.program.ops import Scope
+from agent.program.ahb import ahb
+from agent.program.iface import (
+    AXI_ROLES,
+    FIELD_ROLE,
+    SERIAL_IN,
+    SERIAL_OUT,
+    SPLIT_DRIVEN,
+    STREAM_ROLES,
+    Iface,
+    Interfaces,
+    PortGroups,
+    bare_name,
+    clean_name,
+    line_name,
+    serial_line,
+    split_name,
+    stream_payload_roles,
+    word_addresses,
+)
 from agent.program.serial_timing import serial_periods
 from sim.analysis.rtl_facts import Condition
 from sim.analysis.write_ports import WritePort
 
-_DECOR_PREFIX = re.compile(r"^(i|o|in|out|io)_", re.IGNORECASE)
-_DECOR_SUFFIX = re.compile(r"_(i|o|in|out|io)$", re.IGNORECASE)
-
-AXI_ROLES = ("awvalid", "awready", "awaddr", "awprot", "awlen", "awsize", "awburst", "awid", "awcache",
-             "awlock", "awqos", "wvalid", "wready", "wdata", "wstrb", "wlast", "bvalid", "bready", "bresp",
-             "bid", "arvalid", "arready", "araddr", "arprot", "arlen", "arsize", "arburst", "arid", "arcache",
-             "arlock", "arqos", "rvalid", "rready", "rdata", "rresp", "rlast", "rid")
-"""Role words of AXI4 / AXI4-Lite channels (the part after the interface prefix)."""
-
-STREAM_ROLES = ("tvalid", "tready", "tdata", "tlast", "tkeep", "tstrb", "tid", "tdest", "tuser")
-"""Role words of AXI-Stream."""
-
-SERIAL_IN = re.compile(r"(^|_)(rx|rxd|srx|sin|serial_in|uart_rx|sdi|rx_in|rx_i|din_serial)$", re.IGNORECASE)
-"""Names of a serial data input (matched on the name and on its `line_name`)."""
-
-SERIAL_OUT = re.compile(r"(^|_)(tx|txd|stx|sout|serial_out|uart_tx|sdo|tx_out|tx_o)$", re.IGNORECASE)
-"""Names of a serial data output (a loopback partner)."""
-
-_PAD_SUFFIX = re.compile(r"_(pad|pin)$", re.IGNORECASE)
-"""A board-level decoration of a line's name (the 16550's `srx_pad_i`)."""
+__all__ = ["AXI_ROLES", "FIELD_ROLE", "SERIAL_IN", "SERIAL_OUT", "SPLIT_DRIVEN", "STREAM_ROLES", "Iface", "Interfaces",
+           "as_mask", "field_bits", "line_name", "one_hot_selects", "recognise", "split_name", "stream_payload_roles"]
 
 
-def _bare(name: str) -> str:
-    """A port name in lower case without its direction decorations: `i_wb_cyc` -> `wb_cyc`."""
-    return _DECOR_SUFFIX.sub("", _DECOR_PREFIX.sub("", name.lower()))
-
-
-def line_name(name: str) -> str:
-    """A one-bit line's name without decorations, lower case: `srx_pad_i` -> `srx`, `i_uart_rx` -> `uart_rx`."""
-    return _DECOR_SUFFIX.sub("", _PAD_SUFFIX.sub("", _bare(name)))
-
-
-def _serial_line(name: str, pattern: re.Pattern[str]) -> bool:
-    return bool(pattern.search(name) or pattern.search(line_name(name)))
-
-
-def split_name(name: str) -> tuple[str, str]:
-    """(prefix, role) of a port name, lower case: `i_wb_cyc` -> (`wb`, `cyc`), `mem_ready` -> (`mem`, `ready`)."""
-    low = _bare(name)
-    for role in sorted((*AXI_ROLES, *STREAM_ROLES), key=len, reverse=True):
-        # Only after an underscore: `s_axi_awvalid`, but not APB's `pwdata` (which is no `p` + `wdata`).
-        if low.endswith("_" + role):
-            return low[: -len(role) - 1], role
-    if "_" in low:
-        head, _, role = low.rpartition("_")
-        return head, role
-    return "", low
-
-
-@dataclass(frozen=True)
-class Iface:
-    """One recognised interface: a name for programs, a protocol, and its ports by role."""
-
-    name: str
-    """Short name used in programs (`wb`, `s_axi`, `mem`, `s_axis`)."""
-    kind: str
-    """`wishbone`, `axil`, `apb` (buses); `mem`, `split`, `axi_master`, `wb_master`, `reqack`
-    (responders); `stream`, `sink`, `serial`."""
-    roles: Mapping[str, str]
-    """Role -> port name (`cyc` -> `i_wb_cyc`)."""
-    data_bits: int = 0
-    """Width of the data path (0 when there is none)."""
-    addr_bits: int = 0
-    """Width of the address (0 when there is none)."""
-    addresses: tuple[int, ...] = ()
-    """Addresses worth using (every word of a small register file, else mined constants)."""
-    periods: tuple[int, ...] = ()
-    """Serial: bit periods to try, most likely first."""
-    partner: str = ""
-    """Serial: the output to loop back into this input ('' when none)."""
-    lanes: int = 1
-    """Streams: valid bits in the valid port (a vector of streams)."""
-    slices: tuple[tuple[int, int, tuple[int, ...]], ...] = ()
-    """Responders: (lsb, width, values) of the fields the design decodes its read data by; a
-    `fill=decode` memory sets them to those values (an instruction set's opcodes)."""
-    templates: tuple[tuple[int, int], ...] = ()
-    """Responders: (mask, value) of the field combinations the decoder recognises (one per
-    instruction); `fill=decode` words take one of them, random elsewhere. Preferred over slices."""
-    words: tuple[int, ...] = ()
-    """Serial: byte values the design compares what it received with (a command parser's command
-    bytes and operand limits), first seen first; () when the design has none or sits on a bus."""
-    byte_lanes: int = 0
-    """Buses: the number of byte lanes when the design decodes its one-hot `sel` into the low
-    bits of a byte register's address (a 16550 on a 32-bit Wishbone bus); 0 when `sel` is a plain
-    byte enable. Such a bus is driven with byte addresses: an access picks the lane of its
-    address's low bits and carries its byte on every lane."""
-
-    @property
-    def register_bits(self) -> int:
-        """Buses: the bits of one register (a byte on byte lanes, else the data width; at least 1)."""
-        return 8 if self.byte_lanes else max(1, self.data_bits)
-
-    def port(self, role: str) -> str:
-        """The port playing `role` ('' when absent)."""
-        return self.roles.get(role, "")
-
-    @property
-    def driven(self) -> tuple[str, ...]:
-        """Design inputs this interface's responder drives (muxed in the harness)."""
-        if self.kind == "mem":
-            return tuple(p for r in ("ready", "rdata") if (p := self.port(r)))
-        if self.kind == "reqack":
-            return tuple(p for r in ("ready", "rdata") if (p := self.port(r)))
-        if self.kind == "split":
-            return tuple(p for r in SPLIT_DRIVEN if (p := self.port(r)))
-        if self.kind == "axi_master":
-            return tuple(p for r in ("awready", "wready", "bvalid", "bresp", "arready", "rvalid", "rdata", "rresp",
-                                     "rlast", "bid", "rid") if (p := self.port(r)))
-        if self.kind == "wb_master":
-            return tuple(p for r in ("ack", "stall", "rdata", "err") if (p := self.port(r)))
-        if self.kind == "sink":
-            return (self.port("ready"),)
-        return ()
-
-
-@dataclass(frozen=True)
-class Interfaces:
-    """Everything recognised on one design."""
-
-    buses: tuple[Iface, ...] = ()
-    """Buses the design serves (the testbench is the master)."""
-    responders: tuple[Iface, ...] = ()
-    """Request interfaces of the design the testbench answers."""
-    streams: tuple[Iface, ...] = ()
-    """Streams into the design."""
-    sinks: tuple[Iface, ...] = ()
-    """Streams out of the design (the testbench drives ready)."""
-    serials: tuple[Iface, ...] = ()
-    """Serial inputs."""
-    ports: tuple[tuple[str, WritePort], ...] = ()
-    """(program name, write port) of the discovered storage writes."""
-
-    def all(self) -> tuple[Iface, ...]:
-        """Every interface."""
-        return (*self.buses, *self.responders, *self.streams, *self.sinks, *self.serials)
-
-    def named(self, name: str) -> Iface:
-        """The interface called `name` (KeyError when none)."""
-        for iface in self.all():
-            if iface.name == name:
-                return iface
-        raise KeyError(name)
-
-    def write_port(self, name: str) -> WritePort:
-        """The write port called `name`."""
-        return dict(self.ports)[name]
-
-    def scope(self, layout: Layout) -> Scope:
-        """The names a program may use on this design."""
-        outputs = {s.name: s.width * (1 if not s.dims else _prod(s.dims)) for s in layout.ports
-                   if s.direction == "output"}
-        return Scope(
-            fields={f.name: f.bits for f in layout.fields},
-            outputs=outputs,
-            names={"bus": tuple(i.name for i in self.buses), "responder": tuple(i.name for i in self.responders),
-                   "stream": tuple(i.name for i in self.streams), "sink": tuple(i.name for i in self.sinks),
-                   "serial": tuple(i.name for i in self.serials),
-                   "loopback": tuple(i.name for i in self.serials if i.partner),
-                   "port": tuple(n for n, _ in self.ports)},
-        )
-
-
-def _prod(dims: Sequence[int]) -> int:
-    out = 1
-    for d in dims:
-        out *= d
-    return out
-
-
-def _word_addresses(addr_bits: int, data_bits: int, mined: Sequence[int]) -> tuple[int, ...]:
-    """Every word address of a small register space, else the mined ones (then a few spread)."""
-    step = max(1, data_bits // 8)
-    mask = (1 << addr_bits) - 1
-    if addr_bits <= 7:
-        # Word addressed (Wishbone) or byte addressed (AXI/APB): all of a small space either way.
-        words = list(range(0, 1 << addr_bits, step if addr_bits > 2 and step > 1 else 1))
-        return tuple(dict.fromkeys([*(m & mask for m in mined), *words]))[:64]
-    return tuple(dict.fromkeys([*(m & mask for m in mined), 0, step, 2 * step, 3 * step]))[:64]
-
-
-def _clean(name: str) -> str:
-    """A program name from a prefix (`S_AXI` -> `s_axi`, '' -> `bus`)."""
-    low = re.sub(r"\W", "_", name.lower()).strip("_")
-    return low or "bus"
-
-
-class _Ports:
-    """Ports grouped by (prefix, role) with directions and widths."""
-
-    def __init__(self, layout: Layout) -> None:
-        self.by_group: dict[str, dict[str, Signal]] = {}
-        """Prefix -> role -> port."""
-        reset_names = {f.name for f in layout.fields if f.reset}
-        clocks = {c.name for c in layout.clocks}
-        for s in layout.ports:
-            if s.name in reset_names or s.name in clocks:
-                continue
-            prefix, role = split_name(s.name)
-            self.by_group.setdefault(prefix, {})[role + ":" + s.direction] = s
-
-    def get(self, prefix: str, role: str, direction: str) -> Signal | None:
-        return self.by_group.get(prefix, {}).get(f"{role}:{direction}")
-
-    def first(self, prefix: str, roles: Sequence[str], direction: str) -> Signal | None:
-        for role in roles:
-            found = self.get(prefix, role, direction)
-            if found is not None:
-                return found
-        return None
-
-
-def _wishbone(ports: _Ports, prefix: str, mined: Mapping[str, Sequence[int]],
+def _wishbone(ports: PortGroups, prefix: str, mined: Mapping[str, Sequence[int]],
               lane_selects: Collection[str] = ()) -> Iface | None:
     cyc, stb = ports.get(prefix, "cyc", "input"), ports.get(prefix, "stb", "input")
     ack = ports.get(prefix, "ack", "output")
@@ -260,14 +73,14 @@ def _wishbone(ports: _Ports, prefix: str, mined: Mapping[str, Sequence[int]],
     data = ports.first(prefix, ("dat", "data", "wdata"), "input")
     bits, dbits = (addr.width if addr else 0), (data.width if data else 0)
     # Wishbone addresses words: every address of a small space.
-    addresses = _word_addresses(bits, 8, mined.get(roles.get("addr", ""), ()))
+    addresses = word_addresses(bits, 8, mined.get(roles.get("addr", ""), ()))
     lanes = dbits // 8 if roles.get("sel") in lane_selects and dbits > 8 else 0
     # Byte lanes need address bits below the word for the lane (a byte address).
     lanes = lanes if lanes and bits > (lanes - 1).bit_length() else 0
-    return Iface(_clean(prefix), "wishbone", roles, dbits, bits, addresses, byte_lanes=lanes)
+    return Iface(clean_name(prefix), "wishbone", roles, dbits, bits, addresses, byte_lanes=lanes)
 
 
-def _axi(ports: _Ports, prefix: str, mined: Mapping[str, Sequence[int]]) -> Iface | None:
+def _axi(ports: PortGroups, prefix: str, mined: Mapping[str, Sequence[int]]) -> Iface | None:
     """An AXI4(-Lite) slave (the design answers) or master (the design asks)."""
     slave = all(ports.get(prefix, r, "input") for r in ("awvalid", "wvalid", "arvalid")) and \
         all(ports.get(prefix, r, "output") for r in ("awready", "wready", "bvalid", "arready", "rvalid"))
@@ -283,11 +96,11 @@ def _axi(ports: _Ports, prefix: str, mined: Mapping[str, Sequence[int]]) -> Ifac
     addr = ports.first(prefix, ("awaddr",), "input" if slave else "output")
     data = ports.first(prefix, ("wdata",), "input" if slave else "output")
     bits, dbits = (addr.width if addr else 0), (data.width if data else 32)
-    addresses = _word_addresses(bits, dbits, mined.get(roles.get("awaddr", ""), ()))
-    return Iface(_clean(prefix), "axil" if slave else "axi_master", roles, dbits, bits, addresses)
+    addresses = word_addresses(bits, dbits, mined.get(roles.get("awaddr", ""), ()))
+    return Iface(clean_name(prefix), "axil" if slave else "axi_master", roles, dbits, bits, addresses)
 
 
-def _apb(ports: _Ports, prefix: str, mined: Mapping[str, Sequence[int]]) -> Iface | None:
+def _apb(ports: PortGroups, prefix: str, mined: Mapping[str, Sequence[int]]) -> Iface | None:
     roles = {}
     for role, names, direction in (("sel", ("psel", "sel"), "input"), ("enable", ("penable", "enable"), "input"),
                                    ("write", ("pwrite", "write"), "input"), ("addr", ("paddr", "addr"), "input"),
@@ -303,10 +116,10 @@ def _apb(ports: _Ports, prefix: str, mined: Mapping[str, Sequence[int]]) -> Ifac
     addr = ports.first(prefix, ("paddr", "addr"), "input")
     data = ports.first(prefix, ("pwdata", "wdata"), "input")
     bits, dbits = (addr.width if addr else 0), (data.width if data else 0)
-    return Iface(_clean(prefix), "apb", roles, dbits, bits, _word_addresses(bits, dbits, mined.get(roles.get("addr", ""), ())))
+    return Iface(clean_name(prefix), "apb", roles, dbits, bits, word_addresses(bits, dbits, mined.get(roles.get("addr", ""), ())))
 
 
-def _mem_responder(ports: _Ports, prefix: str) -> Iface | None:
+def _mem_responder(ports: PortGroups, prefix: str) -> Iface | None:
     """valid/req out + ready/ack in (+ addr out, rdata in, wdata/wstrb out): answer from a memory."""
     valid = ports.first(prefix, ("valid", "req", "request", "vld", "en"), "output")
     ready = ports.first(prefix, ("ready", "ack", "gnt", "rdy", "done"), "input")
@@ -325,7 +138,7 @@ def _mem_responder(ports: _Ports, prefix: str) -> Iface | None:
     rdata = ports.first(prefix, ("rdata", "data", "rdat", "dat", "din", "rd"), "input")
     addr = ports.first(prefix, ("addr", "address", "adr"), "output")
     kind = "mem" if rdata is not None and addr is not None else "reqack"
-    return Iface(_clean(prefix) or "mem", kind, roles, rdata.width if rdata else 0, addr.width if addr else 0)
+    return Iface(clean_name(prefix) or "mem", kind, roles, rdata.width if rdata else 0, addr.width if addr else 0)
 
 
 SPLIT_ACCEPT = ("accept", "gnt", "grant", "req_ready", "cmd_ready")
@@ -346,10 +159,6 @@ SPLIT_ROLES = (("request", ("rd", "req", "request", "read", "valid", "vld"), "ou
                ("writeback", ("writeback",), "output"))
 """Split-transaction port roles -> names after the interface's prefix (`mem_d_data_rd_i` -> `data_rd`)."""
 
-SPLIT_DRIVEN = ("accept", "resp", "rdata", "rtag", "err")
-"""Inputs a split-transaction responder drives (`err` held low)."""
-
-
 def _split_responder(layout: Layout, prefix: str) -> Iface | None:
     """A split-transaction memory port: a request taken while `accept` is high, answered later.
 
@@ -363,7 +172,7 @@ def _split_responder(layout: Layout, prefix: str) -> Iface | None:
     found: dict[str, Signal] = {}
     under: dict[tuple[str, str], Signal] = {}
     for s in layout.ports:
-        low = _bare(s.name)
+        low = bare_name(s.name, s.direction)
         if low.startswith(prefix + "_"):
             under[(low[len(prefix) + 1:], s.direction)] = s
     for role, names, direction in SPLIT_ROLES:
@@ -375,21 +184,21 @@ def _split_responder(layout: Layout, prefix: str) -> Iface | None:
             not {"rdata", "wdata"} & set(found):
         return None
     data = found.get("rdata") or found["wdata"]
-    return Iface(_clean(prefix), "split", {r: s.name for r, s in found.items()}, data.width, found["addr"].width)
+    return Iface(clean_name(prefix), "split", {r: s.name for r, s in found.items()}, data.width, found["addr"].width)
 
 
 def _split_prefixes(layout: Layout) -> list[str]:
     """Prefixes of inputs named like a split-transaction `accept` (`mem_i_accept_i` -> `mem_i`)."""
     out = []
     for s in layout.ports:
-        low = _bare(s.name)
+        low = bare_name(s.name, s.direction)
         for name in SPLIT_ACCEPT:
             if s.direction == "input" and s.width == 1 and low.endswith("_" + name):
                 out.append(low[: -len(name) - 1])
     return sorted(set(out))
 
 
-def _wb_master(ports: _Ports, prefix: str) -> Iface | None:
+def _wb_master(ports: PortGroups, prefix: str) -> Iface | None:
     stb, ack = ports.get(prefix, "stb", "output"), ports.get(prefix, "ack", "input")
     if stb is None or ack is None:
         return None
@@ -403,21 +212,10 @@ def _wb_master(ports: _Ports, prefix: str) -> Iface | None:
             roles[role] = found.name
     data = ports.first(prefix, ("dat", "data"), "input")
     addr = ports.first(prefix, ("adr", "addr"), "output")
-    return Iface(_clean(prefix), "wb_master", roles, data.width if data else 0, addr.width if addr else 0)
+    return Iface(clean_name(prefix), "wb_master", roles, data.width if data else 0, addr.width if addr else 0)
 
 
-FIELD_ROLE = "field"
-"""Role prefix of a stream's other per-beat inputs (`field0`, `field1`, ... in name order)."""
-
-
-def stream_payload_roles(s: Iface) -> tuple[str, ...]:
-    """A stream's per-beat roles in draw order: data and AXI sidebands, then its other fields."""
-    named = tuple(r for r in ("data", "keep", "strb", "id", "dest", "user") if r in s.roles)
-    fields = sorted((r for r in s.roles if r.startswith(FIELD_ROLE)), key=lambda r: int(r[len(FIELD_ROLE):]))
-    return (*named, *fields)
-
-
-def _stream(ports: _Ports, prefix: str, into: bool) -> Iface | None:
+def _stream(ports: PortGroups, prefix: str, into: bool) -> Iface | None:
     """A valid/ready stream into the design (`into`) or out of it."""
     d_in, d_out = ("input", "output") if into else ("output", "input")
     valid = ports.first(prefix, ("tvalid", "valid", "vld"), d_in)
@@ -439,7 +237,7 @@ def _stream(ports: _Ports, prefix: str, into: bool) -> Iface | None:
                        if key.endswith(":input") and p.name.startswith(prefix) and p.name not in taken)
         roles.update({f"{FIELD_ROLE}{k}": n for k, n in enumerate(extra)})
     data = ports.first(prefix, ("tdata", "data", "din", "dat", "payload"), d_in)
-    name = _clean(prefix) or ("in" if into else "out")
+    name = clean_name(prefix) or ("in" if into else "out")
     return Iface(name, "stream" if into else "sink", roles, data.width if data else 0, lanes=valid.width)
 
 
@@ -488,7 +286,7 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
     `wide`: the multi-byte values the design compares registers with (`wide_operands`); such a
     serial input gets them as its `addresses`.
     """
-    ports = _Ports(layout)
+    ports = PortGroups(layout)
     mined = constants or {}
     buses: list[Iface] = []
     responders: list[Iface] = []
@@ -507,8 +305,9 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
 
     for prefix in sorted(ports.by_group):
         claim(_axi(ports, prefix, mined), buses)
+        claim(ahb(ports, prefix, mined), buses)
     for iface in list(buses):
-        if iface.kind == "axi_master":
+        if iface.kind in ("axi_master", "ahb_master"):
             buses.remove(iface)
             responders.append(iface)
     for prefix in sorted(ports.by_group):
@@ -530,13 +329,13 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
         claim(_mem_responder(ports, prefix), responders)
     values = [*(mined.get("*", ()) if "*" in mined else ())]
     period_list = serial_periods(params or {}, values, counters)
-    outputs = [s for s in layout.ports if s.direction == "output" and s.width == 1 and _serial_line(s.name, SERIAL_OUT)]
+    outputs = [s for s in layout.ports if s.direction == "output" and s.width == 1 and serial_line(s.name, SERIAL_OUT)]
     serials: list[Iface] = []
     for f in layout.fields:
-        if f.width != 1 or f.reset or f.name in taken or not _serial_line(f.name, SERIAL_IN):
+        if f.width != 1 or f.reset or f.name in taken or not serial_line(f.name, SERIAL_IN):
             continue
         partner = min(outputs, key=lambda s: _distance(s.name, f.name)).name if outputs else ""
-        serials.append(Iface(_clean(line_name(f.name)), "serial", {"pin": f.name}, periods=period_list,
+        serials.append(Iface(clean_name(line_name(f.name)), "serial", {"pin": f.name}, periods=period_list,
                              partner=partner, words=() if buses else tuple(commands),
                              addresses=() if buses or not commands else tuple(wide)))
     names = {f.name for f in layout.fields}
@@ -547,7 +346,7 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
               and not ({p.address, *(n for n, _ in p.enable), *(d[0] for d in p.data)} & bus_ports)]
     port_names: list[tuple[str, WritePort]] = []
     for p in usable:
-        base = _clean(p.storage.replace(".", "_"))
+        base = clean_name(p.storage.replace(".", "_"))
         name = base if base not in dict(port_names) else f"{base}_{len(port_names)}"
         port_names.append((name, p))
     decoded = slices or {}

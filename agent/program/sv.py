@@ -290,7 +290,7 @@ def op_sv(t: Target, op: Op) -> str:
                 "t++) bw_step(1);")
     if n == "write":
         wp = ifs.write_port(op.word("port"))
-        aw = max(1, _bits(t, wp.address)) if wp.address else 1
+        aw = max(1, c.port_bits(t, wp.address)) if wp.address else 1
         dw = max(1, min(wp.width, max((b for _, _, b in wp.data), default=1)))
         return f"{op.word('port')}_write({_lit(aw, op.num('addr'))}, {_lit(dw, op.num('data'))});"
     if n == "fill":
@@ -334,10 +334,6 @@ def _bus_call(bus: Iface, op: Op, addr: str, seed: str) -> str:
         return f"{bus.name}_write({addr}, {_lit(8 if data <= 0xFF else max(1, bus.data_bits), data)});"
     d = _lit(max(1, bus.data_bits), op.num("data"))
     return f"{bus.name}_write({addr}, {d}, {_lit(max(1, bus.data_bits // 8), op.num('strb'))});"
-
-
-def _bits(t: Target, port: str) -> int:
-    return next((s.width for s in t.layout.ports if s.name == port), 1)
 
 
 def _sweep(t: Target, ops: Sequence[Op], k: int) -> tuple[int, str] | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.heuristic.stimulus import COMB_STEP_NS, Field, Signal
-from agent.program.target import MAX_AVOID, MAX_AVOID_PAIRS, Target
+from agent.program.target import MAX_AVOID, MAX_AVOID_PAIRS, MEM_WORDS, Target
 
 COMB_DELAY = COMB_STEP_NS
 """Nanoseconds per step of a design without a clock."""
@@ -29,6 +29,40 @@ def hexlit(bits: int, value: int) -> str:
 def vrange(bits: int) -> str:
     """`[bits-1:0] ` or '' for one bit."""
     return f"[{bits - 1}:0] " if bits > 1 else ""
+
+
+def port_bits(t: Target, port: str) -> int:
+    """Packed width of a design port (1 when the design has none of that name)."""
+    return next((s.width for s in t.layout.ports if s.name == port), 1)
+
+
+def clock_of(t: Target) -> str:
+    """The design's first clock ('' for a design without one)."""
+    return t.layout.clocks[0].name if t.layout.clocks else ""
+
+
+def assigns(pairs: Sequence[tuple[str, str]]) -> str:
+    """Blocking assignments `port = value;` for the pairs whose port exists (is not '')."""
+    return " ".join(f"{p} = {v};" for p, v in pairs if p)
+
+
+def xorshift(n: str) -> str:
+    """One xorshift32 step of interface `n`'s own generator (`bw_<n>_rng`), as `rng.py` draws."""
+    return f"bw_{n}_rng ^= bw_{n}_rng << 13; bw_{n}_rng ^= bw_{n}_rng >> 17; bw_{n}_rng ^= bw_{n}_rng << 5;"
+
+
+def mem_index(addr: str, dw: int) -> str:
+    """The memory model's word index of a byte address (wrapping at `MEM_WORDS`)."""
+    shift = max(0, (dw // 8).bit_length() - 1)
+    return f"(({addr}) >> {shift}) % {MEM_WORDS}"
+
+
+def write_bytes(n: str, idx: str, wdata: str, strb: str, dw: int) -> str:
+    """Store `wdata` in word `idx` of `bw_<n>_mem`: the bytes `strb` enables, or the whole word without one."""
+    if strb:
+        return (f"for (int bw_b = 0; bw_b < {max(1, dw // 8)}; bw_b++) if ({strb}[bw_b]) "
+                f"bw_{n}_mem[{idx}][8*bw_b +: 8] = {wdata}[8*bw_b +: 8];")
+    return f"bw_{n}_mem[{idx}] = {wdata};"
 
 
 def _decl(s: Signal) -> str:

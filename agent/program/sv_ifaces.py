@@ -10,22 +10,19 @@ non-blocking updates land), inputs change at the negedge, as everywhere in the t
 
 from __future__ import annotations
 
+from agent.program import sv_ahb
 from agent.program.interfaces import FIELD_ROLE, Iface, stream_payload_roles
-from agent.program.sv_common import hexlit, palette_of
+from agent.program.sv_common import (
+    assigns,
+    clock_of,
+    hexlit,
+    mem_index,
+    palette_of,
+    port_bits,
+    write_bytes,
+    xorshift,
+)
 from agent.program.target import MEM_WORDS, SPLIT_QUEUE, TIMEOUT, Target
-
-
-def _bits(t: Target, port: str) -> int:
-    return next((s.width for s in t.layout.ports if s.name == port), 1)
-
-
-def _clk(t: Target) -> str:
-    return t.layout.clocks[0].name if t.layout.clocks else ""
-
-
-def _sets(pairs: list[tuple[str, str]]) -> str:
-    return " ".join(f"{p} = {v};" for p, v in pairs if p)
-
 
 # ---------------------------------------------------------------------------- buses the design serves
 
@@ -48,7 +45,7 @@ def sweep_name(bus: Iface) -> str:
 
 
 def bus_tasks(t: Target, bus: Iface, *, listed: bool = True) -> list[str]:
-    """`<bus>_write`, `<bus>_read` and `<bus>_burst` for one Wishbone, AXI4-Lite or APB slave.
+    """`<bus>_write`, `<bus>_read` and `<bus>_burst` for one Wishbone, AXI4-Lite, APB or AHB-Lite slave.
 
     `listed`: also the list of its registers (`sweep_registers`) that loops of the program walk.
     """
@@ -66,7 +63,7 @@ def bus_tasks(t: Target, bus: Iface, *, listed: bool = True) -> list[str]:
              "input bit bw_w, input int bw_nbits);",
              f"  bw_state = bw_seed; repeat (bw_n) {name}_xfer(bw_w, bw_a, bw_w ? {dw}'(bw_bits(bw_nbits)) : '0, '1);",
              "endtask"]
-    body = {"wishbone": _wishbone, "axil": _axil, "apb": _apb}[bus.kind](t, bus)
+    body = {"wishbone": _wishbone, "axil": _axil, "apb": _apb, "ahb": sv_ahb.bus_body}[bus.kind](t, bus)
     regs = sweep_registers(bus)
     if listed and len(regs) >= MIN_SWEEP:
         values = ", ".join(hexlit(aw, a) for a in regs)
@@ -75,16 +72,16 @@ def bus_tasks(t: Target, bus: Iface, *, listed: bool = True) -> list[str]:
 
 
 def _wishbone(t: Target, b: Iface) -> list[str]:
-    clk, r = _clk(t), b.port
+    clk, r = clock_of(t), b.port
     pipelined = bool(r("stall"))
-    sel = f"{_bits(t, r('sel'))}'(bw_s)" if r("sel") else ""
+    sel = f"{port_bits(t, r('sel'))}'(bw_s)" if r("sel") else ""
     data, lanes = "bw_d", []
     if b.byte_lanes and sel:
         low = max(1, (b.byte_lanes - 1).bit_length())
-        sel = f"(bw_s == '1) ? {_bits(t, r('sel'))}'(1) << bw_a[{low - 1}:0] : {sel}"
+        sel = f"(bw_s == '1) ? {port_bits(t, r('sel'))}'(1) << bw_a[{low - 1}:0] : {sel}"
         data = f"{{{b.byte_lanes}{{bw_d[7:0]}}}}"
         lanes = ["  // byte registers on lanes: sel picks the lane of the address's low bits, the byte rides every lane"]
-    start = _sets([(r("cyc"), "1'b1"), (r("stb"), "1'b1"), (r("we"), "bw_w"), (r("addr"), "bw_a"), (r("wdata"), data),
+    start = assigns([(r("cyc"), "1'b1"), (r("stb"), "1'b1"), (r("we"), "bw_w"), (r("addr"), "bw_a"), (r("wdata"), data),
                    (r("sel"), sel)])
     accept = f"if (!{r('stall')}) bw_acc = 1'b1; " if pipelined else ""
     drop = f" if (bw_acc) {r('stb')} = 1'b0;" if pipelined else ""
@@ -97,7 +94,7 @@ def _wishbone(t: Target, b: Iface) -> list[str]:
         f"    @(posedge {clk}); {accept}if ({r('ack')}) bw_got = 1'b1;",
         f"    @(negedge {clk});{drop}",
         "  end",
-        "  " + _sets([(r("cyc"), "1'b0"), (r("stb"), "1'b0"), (r("we"), "1'b0")]),
+        "  " + assigns([(r("cyc"), "1'b0"), (r("stb"), "1'b0"), (r("we"), "1'b0")]),
         # A classic slave may need stb low between cycles: uart16550 acks a back-to-back
         # write but writes nothing (its write strobe re-arms only on an idle cycle).
         *([] if pipelined else [f"  @(negedge {clk});"]),
@@ -105,20 +102,20 @@ def _wishbone(t: Target, b: Iface) -> list[str]:
 
 
 def _axil(t: Target, b: Iface) -> list[str]:
-    clk, r = _clk(t), b.port
+    clk, r = clock_of(t), b.port
     size = max(0, (b.data_bits // 8).bit_length() - 1)
     extras = [(r("awprot"), "'0"), (r("awlen"), "'0"), (r("awsize"), f"{size}"), (r("awburst"), "2'b01"),
               (r("awid"), "'0"), (r("wlast"), "1'b1"), (r("arprot"), "'0"), (r("arlen"), "'0"),
               (r("arsize"), f"{size}"), (r("arburst"), "2'b01"), (r("arid"), "'0")]
-    strb = f"{_bits(t, r('wstrb'))}'(bw_s)" if r("wstrb") else ""
+    strb = f"{port_bits(t, r('wstrb'))}'(bw_s)" if r("wstrb") else ""
     one = "1'b1"
-    write = _sets([(r("awvalid"), one), (r("awaddr"), "bw_a"), (r("wvalid"), one), (r("wdata"), "bw_d"),
+    write = assigns([(r("awvalid"), one), (r("awaddr"), "bw_a"), (r("wvalid"), one), (r("wdata"), "bw_d"),
                    (r("wstrb"), strb), (r("bready"), one)])
-    read = _sets([(r("arvalid"), one), (r("araddr"), "bw_a"), (r("rready"), one)])
+    read = assigns([(r("arvalid"), one), (r("araddr"), "bw_a"), (r("rready"), one)])
     return [
         "  bit bw_aw, bw_wd, bw_done;",
         "  bw_aw = !bw_w; bw_wd = !bw_w; bw_done = 1'b0;",
-        "  " + _sets(extras),
+        "  " + assigns(extras),
         f"  if (bw_w) begin {write} end",
         f"  else begin {read} end",
         f"  for (int bw_t = 0; bw_t < {TIMEOUT} && !bw_done; bw_t++) begin",
@@ -131,22 +128,22 @@ def _axil(t: Target, b: Iface) -> list[str]:
         f"    if (bw_w && bw_aw) {r('awvalid')} = 1'b0; if (bw_w && bw_wd) {r('wvalid')} = 1'b0;"
         f" if (!bw_w && bw_aw) {r('arvalid')} = 1'b0;",
         "  end",
-        "  " + _sets([(r("awvalid"), "1'b0"), (r("wvalid"), "1'b0"), (r("bready"), "1'b0"), (r("arvalid"), "1'b0"),
+        "  " + assigns([(r("awvalid"), "1'b0"), (r("wvalid"), "1'b0"), (r("bready"), "1'b0"), (r("arvalid"), "1'b0"),
                       (r("rready"), "1'b0")]),
     ]
 
 
 def _apb(t: Target, b: Iface) -> list[str]:
-    clk, r = _clk(t), b.port
+    clk, r = clock_of(t), b.port
     ready = r("ready") or "1'b1"
     return [
         "  bit bw_done;",
-        "  " + _sets([(r("sel"), "1'b1"), (r("enable"), "1'b0"), (r("write"), "bw_w"), (r("addr"), "bw_a"),
-                      (r("wdata"), "bw_d"), (r("strb"), f"{_bits(t, r('strb'))}'(bw_s)" if r("strb") else "")]),
+        "  " + assigns([(r("sel"), "1'b1"), (r("enable"), "1'b0"), (r("write"), "bw_w"), (r("addr"), "bw_a"),
+                      (r("wdata"), "bw_d"), (r("strb"), f"{port_bits(t, r('strb'))}'(bw_s)" if r("strb") else "")]),
         f"  bw_step(1); {r('enable')} = 1'b1; bw_done = 1'b0;",
         f"  for (int bw_t = 0; bw_t < {TIMEOUT} && !bw_done; bw_t++) begin @(posedge {clk}); bw_done = {ready}; "
         f"@(negedge {clk}); end",
-        "  " + _sets([(r("sel"), "1'b0"), (r("enable"), "1'b0"), (r("write"), "1'b0")]),
+        "  " + assigns([(r("sel"), "1'b0"), (r("enable"), "1'b0"), (r("write"), "1'b0")]),
     ]
 
 
@@ -159,11 +156,11 @@ def _lane(port: str, lanes: int) -> str:
 
 def stream_task(t: Target, s: Iface) -> list[str]:
     """`<stream>_send(beats, seed, gap, lane)`: one packet of random beats, last on the final one."""
-    clk, r = _clk(t), s.port
+    clk, r = clock_of(t), s.port
     sets = []
     for role in stream_payload_roles(s):
         port = r(role)
-        bits = _bits(t, port)
+        bits = port_bits(t, port)
         if role in ("keep", "strb"):
             sets.append(f"{port} = '1;")
             continue
@@ -200,7 +197,7 @@ def sink_lines(t: Target, s: Iface) -> list[str]:
         f"int unsigned bw_{n}_rng = 32'd1; int bw_{n}_p = 100;",
         f"task automatic {n}_sink(input int bw_p, input int unsigned bw_seed); bw_{n}_p = bw_p; bw_{n}_rng = bw_seed; "
         f"bw_{n}_on = 1'b1; endtask",
-        f"always @(negedge {_clk(t)}) if (bw_{n}_on) begin",
+        f"always @(negedge {clock_of(t)}) if (bw_{n}_on) begin",
         f"  bw_{n}_rng ^= bw_{n}_rng << 13; bw_{n}_rng ^= bw_{n}_rng >> 17; bw_{n}_rng ^= bw_{n}_rng << 5;",
         f"  bw_{ready} = (bw_{n}_rng % 100 < bw_{n}_p) ? '1 : '0;",
         "end",
@@ -281,22 +278,6 @@ def _arm(n: str) -> str:
     return f"  bw_{n}_rng = bw_seed; bw_{n}_lat = bw_lat; bw_{n}_wait = 0; bw_{n}_on = 1'b1;"
 
 
-def _rand(n: str) -> str:
-    return f"bw_{n}_rng ^= bw_{n}_rng << 13; bw_{n}_rng ^= bw_{n}_rng >> 17; bw_{n}_rng ^= bw_{n}_rng << 5;"
-
-
-def _index(addr: str, dw: int) -> str:
-    shift = max(0, (dw // 8).bit_length() - 1)
-    return f"(({addr}) >> {shift}) % {MEM_WORDS}"
-
-
-def _write_bytes(n: str, idx: str, wdata: str, strb: str, dw: int) -> str:
-    if strb:
-        return (f"for (int bw_b = 0; bw_b < {max(1, dw // 8)}; bw_b++) if ({strb}[bw_b]) "
-                f"bw_{n}_mem[{idx}][8*bw_b +: 8] = {wdata}[8*bw_b +: 8];")
-    return f"bw_{n}_mem[{idx}] = {wdata};"
-
-
 def responder_lines(t: Target, r: Iface) -> list[str]:
     """Memory model, `<iface>_respond`, and the process answering the design's requests."""
     kind = r.kind
@@ -305,6 +286,8 @@ def responder_lines(t: Target, r: Iface) -> list[str]:
         return [*_state(r.name, dw), *_fill_task(t, r, dw), *_axi_process(t, r, dw)]
     if kind == "wb_master":
         return [*_state(r.name, dw), *_fill_task(t, r, dw), *_wb_process(t, r, dw)]
+    if kind == "ahb_master":
+        return [*_state(r.name, dw), *_fill_task(t, r, dw), *sv_ahb.responder_process(t, r, dw)]
     if kind == "split":
         return [*_state(r.name, dw), *_fill_task(t, r, dw), *_split_process(t, r, dw)]
     if kind == "reqack":  # a handshake that carries no address (a power-up request): never a memory
@@ -317,23 +300,23 @@ def _mem_process(t: Target, r: Iface, dw: int) -> list[str]:
     ready = f"bw_{p('ready')}"
     answer = [f"{ready} <= 1'b1;"]
     if p("addr"):
-        idx = _index(p("addr"), dw)
+        idx = mem_index(p("addr"), dw)
         if p("rdata"):
             answer.append(f"bw_{p('rdata')} <= bw_{n}_mem[{idx}];")
-        write = _write_bytes(n, idx, p("wdata"), p("wstrb"), dw) if p("wdata") else ""
+        write = write_bytes(n, idx, p("wdata"), p("wstrb"), dw) if p("wdata") else ""
         cond = f"{p('wstrb')} != 0" if p("wstrb") else (p("we") or "")
         if write and cond:
             answer.append(f"if ({cond}) {write}")
     elif p("rdata"):
-        answer.append(f"bw_{p('rdata')} <= {_bits(t, p('rdata'))}'(bw_{n}_rng);")
+        answer.append(f"bw_{p('rdata')} <= {port_bits(t, p('rdata'))}'(bw_{n}_rng);")
     return [
-        f"always @(posedge {_clk(t)}) begin",
+        f"always @(posedge {clock_of(t)}) begin",
         f"  {ready} <= 1'b0;",
         f"  if (bw_{n}_on && {p('valid')} && !{ready}) begin",
         f"    if (bw_{n}_wait > 0) bw_{n}_wait <= bw_{n}_wait - 1;",
         "    else begin",
         *[f"      {a}" for a in answer],
-        f"      if (bw_{n}_lat > 0) begin {_rand(n)} bw_{n}_wait <= bw_{n}_rng % (bw_{n}_lat + 1); end",
+        f"      if (bw_{n}_lat > 0) begin {xorshift(n)} bw_{n}_wait <= bw_{n}_rng % (bw_{n}_lat + 1); end",
         "    end",
         "  end",
         "end",
@@ -343,17 +326,17 @@ def _mem_process(t: Target, r: Iface, dw: int) -> list[str]:
 def _wb_process(t: Target, r: Iface, dw: int) -> list[str]:
     n, p = r.name, r.port
     ack = f"bw_{p('ack')}"
-    idx = _index(p("addr"), dw) if p("addr") else "0"
+    idx = mem_index(p("addr"), dw) if p("addr") else "0"
     lines = [f"{ack} <= 1'b1;"]
     if p("rdata"):
         lines.append(f"bw_{p('rdata')} <= bw_{n}_mem[{idx}];")
     if p("wdata") and p("we"):
-        lines.append(f"if ({p('we')}) {_write_bytes(n, idx, p('wdata'), p('sel'), dw)}")
-    stall = [f"{_rand(n)} bw_{p('stall')} <= (bw_{n}_lat > 0) && (bw_{n}_rng % 4 == 0);"] if p("stall") else []
+        lines.append(f"if ({p('we')}) {write_bytes(n, idx, p('wdata'), p('sel'), dw)}")
+    stall = [f"{xorshift(n)} bw_{p('stall')} <= (bw_{n}_lat > 0) && (bw_{n}_rng % 4 == 0);"] if p("stall") else []
     cyc = f"{p('cyc')} && " if p("cyc") else ""
     accepted = f" && !bw_{p('stall')}" if p("stall") else ""
     return [
-        f"always @(posedge {_clk(t)}) begin",
+        f"always @(posedge {clock_of(t)}) begin",
         f"  {ack} <= 1'b0;",
         f"  if (bw_{n}_on) begin",
         *[f"    {s}" for s in stall],
@@ -384,30 +367,30 @@ def split_writes(r: Iface) -> str:
 
 def split_byte_strobes(t: Target, r: Iface) -> bool:
     """Whether a split-transaction port's `wstrb` has one bit per byte (else a write takes the word)."""
-    return bool(r.port("wstrb")) and _bits(t, r.port("wstrb")) == max(8, r.data_bits or 32) // 8
+    return bool(r.port("wstrb")) and port_bits(t, r.port("wstrb")) == max(8, r.data_bits or 32) // 8
 
 
 def _split_process(t: Target, r: Iface, dw: int) -> list[str]:
     n, p = r.name, r.port
-    aw, tw = max(1, r.addr_bits), max(1, _bits(t, p("tag")) if p("tag") else 1)
+    aw, tw = max(1, r.addr_bits), max(1, port_bits(t, p("tag")) if p("tag") else 1)
     strb = p("wstrb") if split_byte_strobes(t, r) else ""
     asked = " || ".join(f"{p(role)} != 0" for role in split_requests(r))
     answer = [f"bw_{p('resp')} <= 1'b1;"]
     if p("rdata"):
-        answer.append(f"bw_{p('rdata')} <= bw_{n}_mem[{_index(f'bw_{n}_qa[bw_{n}_qh]', dw)}];")
+        answer.append(f"bw_{p('rdata')} <= bw_{n}_mem[{mem_index(f'bw_{n}_qa[bw_{n}_qh]', dw)}];")
     if p("rtag"):
-        answer.append(f"bw_{p('rtag')} <= {_bits(t, p('rtag'))}'(bw_{n}_qt[bw_{n}_qh]);")
+        answer.append(f"bw_{p('rtag')} <= {port_bits(t, p('rtag'))}'(bw_{n}_qt[bw_{n}_qh]);")
     tag = p("tag") or "'0"
     take = [f"bw_{n}_qa[(bw_{n}_qh + bw_{n}_qn) % {SPLIT_QUEUE}] = {p('addr')};",
             f"bw_{n}_qt[(bw_{n}_qh + bw_{n}_qn) % {SPLIT_QUEUE}] = {tag};",
             f"bw_{n}_qn = bw_{n}_qn + 1;"]
     if p("wdata") and split_writes(r):
-        write = _write_bytes(n, _index(p("addr"), dw), p("wdata"), strb, dw)
+        write = write_bytes(n, mem_index(p("addr"), dw), p("wdata"), strb, dw)
         take.insert(0, f"if ({p(split_writes(r))} != 0) {write}")
     return [
         f"logic [{aw - 1}:0] bw_{n}_qa [{SPLIT_QUEUE}]; logic [{tw - 1}:0] bw_{n}_qt [{SPLIT_QUEUE}];",
         f"int bw_{n}_qh = 0, bw_{n}_qn = 0;",
-        f"always @(posedge {_clk(t)}) begin",
+        f"always @(posedge {clock_of(t)}) begin",
         f"  bw_{p('resp')} <= 1'b0;",
         f"  if (!bw_{n}_on) begin bw_{n}_qh = 0; bw_{n}_qn = 0; bw_{p('accept')} <= 1'b0; end",
         "  else begin",
@@ -417,13 +400,13 @@ def _split_process(t: Target, r: Iface, dw: int) -> list[str]:
         "      else begin",
         *[f"        {a}" for a in answer],
         f"        bw_{n}_qh = (bw_{n}_qh + 1) % {SPLIT_QUEUE}; bw_{n}_qn = bw_{n}_qn - 1;",
-        f"        if (bw_{n}_lat > 0) begin {_rand(n)} bw_{n}_wait = bw_{n}_rng % (bw_{n}_lat + 1); end",
+        f"        if (bw_{n}_lat > 0) begin {xorshift(n)} bw_{n}_wait = bw_{n}_rng % (bw_{n}_lat + 1); end",
         "      end",
         "    end",
         f"    if (bw_{p('accept')} && ({asked})) begin",
         *[f"      {a}" for a in take],
         "    end",
-        f"    {_rand(n)}",
+        f"    {xorshift(n)}",
         f"    bw_{p('accept')} <= (bw_{n}_qn < {SPLIT_QUEUE - 1}) && (bw_{n}_lat == 0 || bw_{n}_rng % 4 != 0);",
         "  end",
         "end",
@@ -434,19 +417,19 @@ def _axi_process(t: Target, r: Iface, dw: int) -> list[str]:
     n, p = r.name, r.port
     aw = max(1, r.addr_bits)
     ok = f"(bw_{n}_lat == 0 || bw_{n}_rng % (bw_{n}_lat + 1) == 0)"
-    widx = _index(f"bw_{n}_awa", dw)
-    ridx = _index(f"bw_{n}_ara", dw)
+    widx = mem_index(f"bw_{n}_awa", dw)
+    ridx = mem_index(f"bw_{n}_ara", dw)
     b = {k: f"bw_{p(k)}" for k in ("awready", "wready", "bvalid", "arready", "rvalid", "rdata") if p(k)}
     last = f" bw_{p('rlast')} <= 1'b1;" if p("rlast") else ""
     all_ones = "'1"
     return [
         f"logic [{aw - 1}:0] bw_{n}_awa, bw_{n}_ara; logic [{dw - 1}:0] bw_{n}_wd; logic [{max(1, dw // 8) - 1}:0] bw_{n}_ws;",
         f"bit bw_{n}_awg, bw_{n}_wg, bw_{n}_arg;",
-        f"always @(posedge {_clk(t)}) begin",
+        f"always @(posedge {clock_of(t)}) begin",
         f"  if (!bw_{n}_on) begin bw_{n}_awg = 0; bw_{n}_wg = 0; bw_{n}_arg = 0; "
         f"{b['awready']} <= 0; {b['wready']} <= 0; {b['bvalid']} <= 0; {b['arready']} <= 0; {b['rvalid']} <= 0; end",
         "  else begin",
-        f"    {_rand(n)}",
+        f"    {xorshift(n)}",
         f"    {b['awready']} <= 1'b0; {b['wready']} <= 1'b0; {b['arready']} <= 1'b0;",
         f"    if ({b['awready']} && {p('awvalid')}) begin bw_{n}_awg = 1; bw_{n}_awa = {p('awaddr')}; end",
         f"    else if (!bw_{n}_awg && {p('awvalid')} && {ok}) {b['awready']} <= 1'b1;",
@@ -455,7 +438,7 @@ def _axi_process(t: Target, r: Iface, dw: int) -> list[str]:
         f"    else if (!bw_{n}_wg && {p('wvalid')} && {ok}) {b['wready']} <= 1'b1;",
         f"    if ({b['bvalid']} && {p('bready')}) {b['bvalid']} <= 1'b0;",
         f"    else if (bw_{n}_awg && bw_{n}_wg && !{b['bvalid']}) begin "
-        f"{_write_bytes(n, widx, f'bw_{n}_wd', f'bw_{n}_ws', dw)} {b['bvalid']} <= 1'b1; bw_{n}_awg = 0; bw_{n}_wg = 0; end",
+        f"{write_bytes(n, widx, f'bw_{n}_wd', f'bw_{n}_ws', dw)} {b['bvalid']} <= 1'b1; bw_{n}_awg = 0; bw_{n}_wg = 0; end",
         f"    if ({b['arready']} && {p('arvalid')}) begin bw_{n}_arg = 1; bw_{n}_ara = {p('araddr')}; end",
         f"    else if (!bw_{n}_arg && !{b['rvalid']} && {p('arvalid')} && {ok}) {b['arready']} <= 1'b1;",
         f"    if ({b['rvalid']} && {p('rready')}) {b['rvalid']} <= 1'b0;",
@@ -518,14 +501,14 @@ def pattern_function() -> list[str]:
 def port_tasks(t: Target, name: str) -> list[str]:
     """`<port>_write(a, d)` and `<port>_fill(pattern, seed)` for one discovered write port."""
     wp = t.interfaces.write_port(name)
-    aw = max(1, _bits(t, wp.address)) if wp.address else 1
+    aw = max(1, port_bits(t, wp.address)) if wp.address else 1
     dw = max(1, min(wp.width, max((b for _, _, b in wp.data), default=1)))
-    sets = [f"{f} = {_bits(t, f)}'({v});" for f, v in wp.enable]
+    sets = [f"{f} = {port_bits(t, f)}'({v});" for f, v in wp.enable]
     if wp.address:
         sets.append(f"{wp.address} = bw_a;")
-    sets += [f"{f}[{lsb} +: {bits}] = {bits}'(bw_d);" if _bits(t, f) > bits else f"{f} = {bits}'(bw_d);"
+    sets += [f"{f}[{lsb} +: {bits}] = {bits}'(bw_d);" if port_bits(t, f) > bits else f"{f} = {bits}'(bw_d);"
              for f, lsb, bits in wp.data]
-    idle = [f"{f} = {_bits(t, f)}'({v});" for f, v in wp.idle]
+    idle = [f"{f} = {port_bits(t, f)}'({v});" for f, v in wp.idle]
     addrs = wp.addresses or (0,)
     addr_list = ", ".join(f"{aw}'h{a & ((1 << aw) - 1):x}" for a in addrs)
     return [

@@ -7,6 +7,10 @@ Each design in tests/data/program/ was written for these tests (needs Verilator)
   decoder compares masked words, `(inst & MASK) == MATCH`;
 - uart_cmd: a UART command bridge whose bit period is CLK_FREQ / UART_SPEED (128 clocks, a
   period no parameter names) and whose parser takes 'W' addr data, 'R' addr and 'S';
+- ahb_cpu: the tiny CPU on one AHB-Lite manager port (address and data phases, HREADY waits,
+  byte stores by HSIZE), upper-case port names;
+- ahb_regs: an AHB-Lite subordinate with byte lanes by HSIZE, a waited register, ERROR responses
+  and a key register (a word the design compares its write data with);
 - pwrup: a unit that works only after a power-up handshake with no address or data
   (`pwrup_req` held until `pwrup_ack`), asked again every 64 inputs;
 - vr_sink: a burst source whose output waits for its ready input;
@@ -71,6 +75,30 @@ def test_a_cpu_retires_instructions_past_0x100() -> None:
     assert rnd.final is not None
     assert rnd.final.status == Status.OK
     assert not _covered(rnd.final, "retired[6]:0->1"), "uniform random programs retired 64 instructions too"
+
+
+def test_a_cpu_on_ahb_lite_retires_instructions_fetched_through_the_responder() -> None:
+    tb, rep = _engine("ahb_cpu", 30)
+    assert rep.final is not None
+    assert rep.final.status == Status.OK
+    assert "ahb_respond(" in tb
+    assert _covered(rep.final, "retired[6]:0->1")  # 64 decodable words fetched in a row
+    assert _covered(rep.final, "pc[8]:0->1")
+    assert rep.reproduced
+    _rtb, rnd = _engine("ahb_cpu", 30, "random")
+    assert rnd.final is not None
+    assert not _covered(rnd.final, "retired[6]:0->1"), "uniform random programs retired 64 instructions too"
+
+
+def test_an_ahb_lite_subordinate_is_driven_through_its_phases() -> None:
+    tb, rep = _engine("ahb_regs", 60)
+    assert rep.final is not None
+    assert rep.final.status == Status.OK
+    assert "ahb_write(" in tb
+    assert _covered(rep.final, "unlocked:0->1")  # the key word written to the key register (0x1C)
+    assert _covered(rep.final, "lane2_seen:0->1")  # a byte transfer on lane 2 (hsize 0)
+    assert _covered(rep.final, "hresp_o:0->1")  # an address beyond the registers: ERROR
+    assert rep.reproduced
 
 
 def test_a_cpu_on_split_transaction_ports_retires_instructions() -> None:

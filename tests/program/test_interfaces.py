@@ -242,3 +242,28 @@ def test_a_parser_gets_the_bytes_it_compares_with() -> None:
     assert recognise(UART_CMD, wide=(0xF0000000,)).serials[0].addresses == ()  # no parser, no addresses
     # A UART behind a bus is configured and fed through the bus: its bytes are data, not commands.
     assert recognise(WBUART, commands=(87, 82)).serials[0].words == ()
+
+
+def test_ahb_lite_is_recognised_on_either_side_whatever_the_prefix_or_case() -> None:
+    cpu = layout("cpu", ">HCLK >HRESETn <HADDR[32] <HTRANS[2] <HWRITE <HSIZE[3] <HBURST[3] <HPROT[4] "
+                 "<HWDATA[32] >HREADY >HRESP >HRDATA[32] <trap", {"HRESETn": False}, "HCLK")
+    (r,) = recognise(cpu).responders
+    assert (r.name, r.kind, r.data_bits, r.addr_bits) == ("ahb", "ahb_master", 32, 32)
+    assert r.driven == ("HREADY", "HRESP", "HRDATA")
+    assert (r.port("addr"), r.port("wdata"), r.port("rdata")) == ("HADDR", "HWDATA", "HRDATA")
+    dual = layout("soc", ">clk >rst_n <i_ahb_htrans_o[2] <i_ahb_haddr_o[32] >i_ahb_hready_i >i_ahb_hrdata_i[32] "
+                  "<d_ahb_htrans_o[2] <d_ahb_haddr_o[32] <d_ahb_hwrite_o <d_ahb_hwdata_o[32] >d_ahb_hready_i "
+                  ">d_ahb_hrdata_i[32]", {"rst_n": True})
+    assert sorted((r.name, r.kind) for r in recognise(dual).responders) == [("d_ahb", "ahb_master"),
+                                                                              ("i_ahb", "ahb_master")]
+    # A peripheral: htrans/haddr in; a simple one says ready on an output called hready.
+    per = layout("per", ">clk >rst_n >s_hsel >s_haddr[12] >s_htrans[2] >s_hwrite >s_hwdata[32] <s_hready "
+                 "<s_hrdata[32]", {"rst_n": True})
+    (b,) = recognise(per).buses
+    assert (b.name, b.kind, b.port("hreadyout"), b.addresses[:3]) == ("s", "ahb", "s_hready", (0, 4, 8))
+    small = layout("regs", ">clk >rst_n >hsel >haddr[8] >htrans[2] >hwrite >hwdata[32] >hready <hreadyout "
+                   "<hrdata[32]", {"rst_n": True})
+    assert len(recognise(small).buses[0].addresses) == 64  # every word of a 256-byte space
+    # One-bit htrans is no AHB (a valid/ready port called `trans` is something else).
+    odd = layout("odd", ">clk >rst_n <htrans <haddr[8] >hready >hrdata[8]", {"rst_n": True})
+    assert not [i for i in recognise(odd).all() if i.kind.startswith("ahb")]
