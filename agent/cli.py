@@ -113,8 +113,9 @@ def run_main(argv: list[str]) -> int:
     if episode.best_testbench:
         tb_path = out / f"tb_{design.top}.sv"
         tb_path.write_text(episode.best_testbench)
-    (out / "report.md").write_text(episode_markdown(episode, tb_path))
-    data = episode_json(episode, tb_path)
+    found = design_interfaces(design)
+    (out / "report.md").write_text(episode_markdown(episode, tb_path, found))
+    data = episode_json(episode, tb_path, found)
     if args.cocotb:
         data["cocotb"] = _write_cocotb(design, episode.best_companions, out)
     mutation_text = ""
@@ -126,8 +127,22 @@ def run_main(argv: list[str]) -> int:
     if args.json:
         sys.stdout.write(json.dumps(data, indent=1) + "\n")
     else:
-        sys.stdout.write(episode_markdown(episode, tb_path) + mutation_text)
+        sys.stdout.write(episode_markdown(episode, tb_path, found) + mutation_text)
     return 0 if data["status"] == "ok" else 1
+
+
+def design_interfaces(design: Design) -> dict[str, Any]:
+    """What the engine recognises on `design` (interfaces, unclaimed handshakes), or why it could not tell."""
+    from agent.heuristic.engine import make_target
+    from agent.program import iface_report
+    from sim.analysis.interface import read_interface
+
+    try:
+        target, _hints = make_target(design, read_interface(design), "heuristic")
+    except (SimError, ValueError, OSError) as exc:
+        return {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
+    return {"found": iface_report.interface_rows(target.interfaces),
+            "unrecognised_handshakes": iface_report.unrecognised_handshakes(target.layout, target.interfaces)}
 
 
 def _write_cocotb(design: Design, companions: dict[str, str], out: Path) -> dict[str, Any]:

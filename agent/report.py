@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from agent.loop import EpisodeResult
+from agent.program import iface_report
 
 MAX_HOLES = 40
 """Uncovered points listed in the markdown report."""
 
 
-def episode_json(ep: EpisodeResult, testbench: Path | None) -> dict[str, Any]:
-    """`{"status", "coverage", "target", "passed", "rounds", "sim_calls", "wall_s", "testbench"}`."""
+def episode_json(ep: EpisodeResult, testbench: Path | None,
+                 interfaces: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """`{"status", "coverage", "target", "passed", "rounds", "sim_calls", "wall_s", "testbench", ...}`.
+
+    `interfaces`: what the engine recognised (`{"found": [...], "unrecognised_handshakes": [...]}`,
+    or `{"error": ...}`), listed as `"interfaces"` when given.
+    """
     best = ep.best_result
     cov = best.coverage if best is not None else None
+    extra = {"interfaces": dict(interfaces)} if interfaces is not None else {}
     return {
         "status": best.status.value if best is not None else "none",
         "coverage": {"overall": round(cov.overall, 2) if cov else None, "metrics": cov.percents() if cov else {}},
@@ -27,11 +35,13 @@ def episode_json(ep: EpisodeResult, testbench: Path | None) -> dict[str, Any]:
         "episode": ep.status.value,
         "policy": ep.policy,
         "uncovered": len(best.uncovered) if best is not None else None,
+        **extra,
     }
 
 
-def episode_markdown(ep: EpisodeResult, testbench: Path | None) -> str:
-    """Per-round coverage, the final metrics, and the remaining holes."""
+def episode_markdown(ep: EpisodeResult, testbench: Path | None,
+                     interfaces: Mapping[str, Any] | None = None) -> str:
+    """Per-round coverage, the final metrics, the remaining holes, and (given) the interfaces found."""
     lines = [f"# {ep.design.name}: policy `{ep.policy}`", "",
              "| step | status | overall | accepted | sim calls | seconds |", "|---|---|---|---|---|---|"]
     for rec in ep.steps:
@@ -58,6 +68,12 @@ def episode_markdown(ep: EpisodeResult, testbench: Path | None) -> str:
                 lines.append(f"- `{Path(pt.file).name}:{pt.line}` {pt.kind} `{pt.comment}` — `{pt.source[:70]}`")
             if len(best.uncovered) > MAX_HOLES:
                 lines.append(f"- … {len(best.uncovered) - MAX_HOLES} more")
+    if interfaces is not None:
+        lines.append("")
+        if "error" in interfaces:
+            lines += ["## Interfaces", "", f"Not recognised: {interfaces['error']}", ""]
+        else:
+            lines += iface_report.markdown(interfaces["found"], interfaces["unrecognised_handshakes"])
     lines += ["", f"{ep.sim_calls} simulator calls, {ep.wall_s:.1f} s, episode {ep.status.value}."]
     if testbench:
         lines.append(f"Testbench: `{testbench}`")

@@ -21,6 +21,7 @@ Each design in tests/data/program/ was written for these tests (needs Verilator)
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -161,3 +162,20 @@ def test_failing_inputs_are_learned_and_the_engine_beats_random(name: str, want:
     assert rep.search.avoid, "no combination was learned"
     named = {k for rule in rep.search.avoid for k, _ in rule.args}
     assert named & ({"start", "divisor"} if name == "div_dnc" else {"en", "mode"})
+
+
+def test_the_report_lists_interfaces_and_unclaimed_handshakes(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from agent.cli import run_main
+
+    out = tmp_path / "run"
+    assert run_main([str(DATA / "ahb_regs"), "--rounds", "0", "--sim-calls", "4", "--json", "--out", str(out)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (found,) = data["interfaces"]["found"]
+    assert (found["name"], found["kind"], found["protocol"]) == ("ahb", "ahb", "AHB-Lite")
+    assert found["side"].startswith("design serves")
+    assert found["ports"]["hreadyout"] == "hreadyout_o"
+    assert data["interfaces"]["unrecognised_handshakes"] == []
+    report = (out / "report.md").read_text()
+    assert "## Interfaces" in report
+    assert "| `ahb` | AHB-Lite (`ahb`) | design serves" in report

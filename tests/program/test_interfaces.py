@@ -267,3 +267,28 @@ def test_ahb_lite_is_recognised_on_either_side_whatever_the_prefix_or_case() -> 
     # One-bit htrans is no AHB (a valid/ready port called `trans` is something else).
     odd = layout("odd", ">clk >rst_n <htrans <haddr[8] >hready >hrdata[8]", {"rst_n": True})
     assert not [i for i in recognise(odd).all() if i.kind.startswith("ahb")]
+
+
+def test_the_interface_report_names_sides_and_handshakes_no_protocol_claimed() -> None:
+    from agent.program.iface_report import (
+        interface_rows,
+        markdown,
+        unrecognised_handshakes,
+    )
+
+    lay = layout("mix", ">clk >rst_n >i_wb_cyc >i_wb_stb >i_wb_we >i_wb_adr[4] >i_wb_dat[32] <o_wb_ack "
+                 "<o_wb_dat[32] <cal_req >cal_ack >start <done <dma_vld >dma_rdy[2]", {"rst_n": True})
+    ifs = recognise(lay)
+    rows = interface_rows(ifs)
+    kinds = {r["name"]: (r["protocol"], r["side"]) for r in rows}
+    assert kinds["wb"] == ("Wishbone", "design serves it (the testbench drives transfers)")
+    # cal_req/cal_ack is answered by the generic request/acknowledge responder (claimed);
+    # start in, done out is a handshake the design answers that no protocol claims; dma_rdy is
+    # two bits wide (no handshake).
+    assert kinds["cal"][0] == "request/acknowledge (no address)"
+    assert unrecognised_handshakes(lay, ifs) == [{"prefix": "", "request": "start", "answer": "done", "side": "answers"}]
+    lay2 = layout("odd", ">clk >rst_n <x_req >x_gnt[2] >y_start <y_ack", {"rst_n": True})
+    loose2 = unrecognised_handshakes(lay2, recognise(lay2))
+    assert loose2 == [{"prefix": "y", "request": "y_start", "answer": "y_ack", "side": "answers"}]
+    text = "\n".join(markdown(interface_rows(recognise(lay2)), loose2))
+    assert "the design answers on `y_start` / `y_ack`" in text
