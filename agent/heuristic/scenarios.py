@@ -181,11 +181,17 @@ def _serial_commands(rng: random.Random, t: Target, base: list[Op], period: int)
     return out
 
 
+DEVICE_KINDS = ("i2c",)
+"""Responders that are devices on lines the design also reads as plain inputs: a scenario runs
+both with and without the device (random lines reach a controller's other-master paths, the
+device its transfers), so they are not started in the background."""
+
+
 def _background(rng: random.Random, t: Target) -> list[Op]:
-    """Start every responder and sink (a design that asks must be answered from the start)."""
+    """Start every responder (devices on lines aside) and sink: a design that asks must be answered from the start."""
     ifs = t.interfaces
     return [
-        *(op("respond", r.name, seed=seed(rng)) for r in ifs.responders),
+        *(op("respond", r.name, seed=seed(rng)) for r in ifs.responders if r.kind not in DEVICE_KINDS),
         # throttled: the design must also hold its output while nobody takes it
         *(op("sink", s.name, ready=80, seed=seed(rng)) for s in ifs.sinks),
     ]
@@ -466,7 +472,23 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                 ]
         if len(ops) > len(base):
             out.append(("stream in context", Program(tuple(ops))))
+    out += _with_devices(rng, t, out)
     return [(name, trim(t, p)) for name, p in out]
+
+
+def _with_devices(rng: random.Random, t: Target, programs: list[tuple[str, Program]]) -> list[tuple[str, Program]]:
+    """Every scenario again with each device on the lines answering after the first reset.
+
+    Alternately a clean device (every transfer acknowledged, no clock stretching) and a rough
+    one (latency 2: stretching and refusals).
+    """
+    out = []
+    for d in (r for r in t.interfaces.responders if r.kind in DEVICE_KINDS):
+        for k, (name, p) in enumerate(programs):
+            first = next((i for i, o in enumerate(p.ops) if o.name == "reset"), -1) + 1
+            device = op("respond", d.name, fill="random", seed=seed(rng), latency=2 * (k % 2))
+            out.append((f"{name} with the {d.name} device", Program((*p.ops[:first], device, *p.ops[first:]))))
+    return out
 
 
 def opening(rng: random.Random, t: Target, h: Hints) -> Program:

@@ -44,6 +44,7 @@ PROTOCOLS = {
     "axi_master": "an AXI master port of the design (answer it with `respond`)",
     "wb_master": "a Wishbone master port of the design (answer it with `respond`)",
     "ahb_master": "an AHB-Lite manager port of the design (answer it with `respond`)",
+    "i2c": "the I2C lines of a controller (a target device answers with `respond`)",
     "stream": "a valid/ready stream into the design (`send`)",
     "sink": "a valid/ready stream out of the design (`sink` drives its ready)",
     "serial": "a serial (UART) input (`serial` sends frames)",

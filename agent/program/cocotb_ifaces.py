@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from agent.program import cocotb_drivers as drv
 from agent.program import cocotb_responders as rsp
+from agent.program import sv_i2c
 from agent.program.cocotb_lib import MEMORY, PORTS, py_tuple
 from agent.program.iface import DRIVEN_ROLES
 from agent.program.interfaces import (
@@ -249,6 +250,10 @@ def responder_plan(t: Target, r: Iface) -> DriverPlan:
         cls, text = "WishboneResponder", rsp.WB_RESP
     elif r.kind == "ahb_master":
         cls, text = "AhbResponder", rsp.AHB_RESP
+    elif r.kind == "i2c":
+        rules = f"{sv_i2c.OTHER_MASTER}, {sv_i2c.OTHER_EVERY}, {sv_i2c.ARBITRATION_EVERY}"
+        factory = f"I2cTarget(bw, {_roles(r)}, {_memory_args(r)}, {py_tuple(driven)}).rules({rules})"
+        return DriverPlan(r.name, factory, (*base, rsp.I2C_RESP))
     elif r.kind == "split":
         factory = (f"SplitResponder(bw, {_roles(r)}, {_memory_args(r)}, {py_tuple(driven)})"
                    f".ports({py_tuple(split_requests(r))}, {split_writes(r)!r}, {split_byte_strobes(t, r)!r}, "

@@ -216,6 +216,131 @@ class AhbResponder(Responder):
 '''
 """AHB-Lite responder (no cocotb extension for AHB is installed)."""
 
+I2C_RESP = '''
+
+class I2cTarget(Responder):
+    """A target device on the design's I2C lines, with another controller when latency > 0 (the SV process)."""
+
+    IDLE, ADDR, ADDR_ACK, WRITE, WRITE_ACK, READ, READ_ACK, IGNORE = range(8)
+
+    def rules(self, other, every, arbitration):
+        """Another controller's transfer length, how rarely it starts one, how rarely it wins a bit."""
+        self.other, self.every, self.arbitration = other, every, arbitration
+        return self
+
+    def restart(self):
+        self.regs["scl_in"] = self.regs["sda_in"] = 1  # an idle bus
+        self.st, self.cnt, self.ptr, self.hold, self.om, self.sr = self.IDLE, 0, 0, 0, 0, 0
+        self.rw = self.nak = self.first = 0
+        self.dscl = self.dsda = self.pscl = self.psda = 1
+
+    def released(self, line):
+        """The design leaves `line` high (as `sv_i2c.released`)."""
+        value = self.high(line + "_o") if line + "_o" in self.roles else None
+        if line + "_t" in self.roles:
+            off = self.high(line + "_t")
+        elif line + "_oe" in self.roles:
+            off = int(not self.high(line + "_oe"))
+        elif line + "_oen" in self.roles:
+            off = self.high(line + "_oen")
+        else:
+            return value
+        return int(off or value) if value is not None else off
+
+    def byte(self):
+        return self.words[self.ptr % MEM_WORDS] & 0xFF
+
+    async def run(self):
+        bw, q = self.bw, self.regs
+        while True:
+            await bw.rise()
+            rough = self.latency > 0
+            scl = int(self.released("scl") and self.dscl)
+            sda = int(self.released("sda") and self.dsda)
+            if self.hold > 0:
+                self.hold -= 1
+                if self.hold == 0:
+                    self.dscl = 1
+            if self.st == self.IDLE and self.om == 0 and rough and scl and sda:
+                if self.rng.next() % self.every == 0:
+                    self.om = self.other
+            if self.om > 0:
+                self.om -= 1
+                self.dsda = int(self.om == 0)
+                self.dscl = int(not (16 <= self.om < 48))
+                if self.om == 0:
+                    self.st = self.IDLE
+            elif self.pscl and scl and self.psda and not sda:
+                self.st, self.cnt, self.dsda = self.ADDR, 0, 1
+            elif self.pscl and scl and not self.psda and sda:
+                self.st, self.dsda = self.IDLE, 1
+            elif not self.pscl and scl:
+                if self.st in (self.ADDR, self.WRITE):
+                    self.sr = ((self.sr << 1) | sda) & 0xFF
+                    self.cnt += 1
+                elif self.st == self.READ_ACK:
+                    self.nak = sda
+            elif self.pscl and not scl:
+                self.fall(rough)
+            self.pscl, self.psda = scl, sda
+            q["scl_in"] = int(self.released("scl") and self.dscl)
+            q["sda_in"] = int(self.released("sda") and self.dsda)
+            self.drive()
+
+    def draw_nak(self, rough):
+        self.nak = int(rough and self.rng.next() % 8 == 0)
+
+    def fall(self, rough):
+        """SCL fell: the device drives its next bit (the SV `case`)."""
+        st = self.st
+        if st == self.ADDR:
+            if self.cnt == 8:
+                self.rw = self.sr & 1
+                self.draw_nak(rough)
+                self.dsda, self.st = self.nak, self.ADDR_ACK
+            elif rough and self.rng.next() % self.arbitration == 0:
+                self.dsda, self.om, self.st = 0, 47, self.IGNORE
+        elif st == self.ADDR_ACK:
+            if self.nak:
+                self.st, self.dsda = self.IGNORE, 1
+            elif self.rw:
+                self.st, self.cnt, self.sr = self.READ, 0, self.byte()
+                self.dsda = self.sr >> 7 & 1
+            else:
+                self.st, self.cnt, self.first, self.dsda = self.WRITE, 0, 1, 1
+        elif st == self.WRITE:
+            if self.cnt == 8:
+                if self.first:
+                    self.ptr = self.sr
+                else:
+                    self.words[self.ptr % MEM_WORDS] = self.sr
+                    self.ptr += 1
+                self.first = 0
+                self.draw_nak(rough)
+                self.dsda, self.st = self.nak, self.WRITE_ACK
+        elif st == self.WRITE_ACK:
+            self.dsda, self.cnt = 1, 0
+            self.st = self.IGNORE if self.nak else self.WRITE
+        elif st == self.READ:
+            self.cnt += 1
+            if self.cnt == 8:
+                self.dsda, self.st = 1, self.READ_ACK
+            else:
+                self.dsda = self.sr >> (7 - self.cnt) & 1
+        elif st == self.READ_ACK:
+            if self.nak:
+                self.st, self.dsda = self.IGNORE, 1
+            else:
+                self.ptr += 1
+                self.sr, self.cnt, self.st = self.byte(), 0, self.READ
+                self.dsda = self.sr >> 7 & 1
+        if self.st not in (self.IDLE, self.IGNORE) and rough:
+            self.hold = self.rng.next() % (4 * self.latency + 1)
+            if self.hold > 0:
+                self.dscl = 0
+'''
+"""I2C target device (`sv_i2c.process`; cocotbext-i2c's I2cMemory has its own timing and no other controller)."""
+
 AXI_RESP = '''
 
 class AxiHandResponder(Responder):

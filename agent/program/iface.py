@@ -94,7 +94,7 @@ class Iface:
     """Short name used in programs (`wb`, `s_axi`, `mem`, `s_axis`)."""
     kind: str
     """`wishbone`, `axil`, `apb`, `ahb` (buses); `mem`, `split`, `axi_master`, `wb_master`,
-    `ahb_master`, `reqack` (responders); `stream`, `sink`, `serial`."""
+    `ahb_master`, `reqack`, `i2c` (responders); `stream`, `sink`, `serial`."""
     roles: Mapping[str, str]
     """Role -> port name (`cyc` -> `i_wb_cyc`)."""
     data_bits: int = 0
@@ -245,6 +245,7 @@ DRIVEN_ROLES: Mapping[str, tuple[str, ...]] = {
     "wb_master": ("ack", "stall", "rdata", "err"),
     "axi_master": ("awready", "wready", "bvalid", "bresp", "arready", "rvalid", "rdata", "rresp", "rlast", "bid", "rid"),
     "ahb_master": ("hready", "hresp", "rdata"),
+    "i2c": ("scl_in", "sda_in"),
 }
 """Responder kind -> the roles of the design inputs its responder drives (present ones only)."""
 

@@ -27,6 +27,7 @@ from dataclasses import replace
 
 from agent.heuristic.stimulus import Layout, Signal
 from agent.program.ahb import ahb
+from agent.program.i2c import i2c
 from agent.program.iface import (
     AXI_ROLES,
     FIELD_ROLE,
@@ -314,6 +315,7 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
         claim(_wishbone(ports, prefix, mined, lane_selects), buses)
         claim(_wb_master(ports, prefix), responders)
         claim(_apb(ports, prefix, mined), buses)
+    claim(i2c(layout, taken), responders)
     # A memory interface (valid/ready plus an address out and read data in) before streams:
     # picorv32's mem_valid/mem_ready would otherwise read as a stream out of the design.
     for prefix in _split_prefixes(layout):

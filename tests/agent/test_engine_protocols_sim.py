@@ -179,3 +179,18 @@ def test_the_report_lists_interfaces_and_unclaimed_handshakes(tmp_path: Path,
     report = (out / "report.md").read_text()
     assert "## Interfaces" in report
     assert "| `ahb` | AHB-Lite (`ahb`) | design serves" in report
+
+
+def test_an_i2c_master_reads_bytes_back_from_the_device_model() -> None:
+    # forencich's I2C master (MIT, the public suite's copy): with the device on its lines the
+    # engine's kept programs read bytes back and see refusals and another controller's traffic.
+    public = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "public" / "forencich__i2c_master"
+    if not public.is_dir():
+        pytest.skip(f"{public} is not here")
+    tb, rep = run_engine(load_design(public), strategy="heuristic", budget=Budget(60, time.monotonic() + 300), seed=0)
+    assert rep.final is not None
+    assert rep.final.status == Status.OK
+    assert "i2c_respond(" in tb
+    assert _covered(rep.final, "m_axis_data_tvalid:0->1")
+    assert _covered(rep.final, "missed_ack:0->1")
+    assert rep.reproduced

@@ -292,3 +292,27 @@ def test_the_interface_report_names_sides_and_handshakes_no_protocol_claimed() -
     assert loose2 == [{"prefix": "y", "request": "y_start", "answer": "y_ack", "side": "answers"}]
     text = "\n".join(markdown(interface_rows(recognise(lay2)), loose2))
     assert "the design answers on `y_start` / `y_ack`" in text
+
+
+def test_i2c_controller_lines_are_recognised_in_every_open_drain_style() -> None:
+    from agent.program.sv_i2c import released
+
+    xilinx = layout("x", ">clk >rst >scl_i <scl_o <scl_t >sda_i <sda_o <sda_t", {"rst": False})
+    (r,) = recognise(xilinx).responders
+    assert (r.kind, r.driven) == ("i2c", ("scl_i", "sda_i"))
+    assert released(r, "scl") == "(scl_t || scl_o)"
+    opencores = layout("oc", ">wb_clk_i >wb_rst_i >scl_pad_i <scl_pad_o <scl_padoen_o >sda_pad_i <sda_pad_o "
+                       "<sda_padoen_o", {"wb_rst_i": False}, "wb_clk_i")
+    (r,) = recognise(opencores).responders
+    assert released(r, "sda") == "(sda_padoen_o || sda_pad_o)"
+    oe = layout("oe", ">clk >rst_n >i2c_scl_i <i2c_scl_oe >i2c_sda_i <i2c_sda_oe", {"rst_n": True})
+    (r,) = recognise(oe).responders
+    assert released(r, "scl") == "!i2c_scl_oe"
+    bare = layout("b", ">clk >rst_n >scl_in <scl_out >sda_in <sda_out", {"rst_n": True})
+    (r,) = recognise(bare).responders
+    assert released(r, "sda") == "sda_out"
+    # An SPI controller's sclk/sdi/sdo is no I2C bus; nor is a design with SCL but no SDA.
+    spi = layout("s", ">clk >rst_n <sclk <sdo >sdi <cs_n", {"rst_n": True})
+    assert not [i for i in recognise(spi).all() if i.kind == "i2c"]
+    half = layout("h", ">clk >rst_n >scl_i <scl_o <sda_o", {"rst_n": True})
+    assert not [i for i in recognise(half).all() if i.kind == "i2c"]

@@ -1,0 +1,64 @@
+"""An I2C target on a design's SCL/SDA lines: recognised from the line ports, played by the harness (pure).
+
+A design that is an I2C controller (master) drives its lines open-drain through a value and an
+enable per line (`scl_o`/`scl_t` as Xilinx's IOBUF, `scl_pad_o`/`scl_padoen_o` as OpenCores,
+`scl_oe`, or a bare `scl_o` that pulls low when 0) and reads them back on inputs (`scl_i`,
+`sda_pad_i`). The harness plays a device on the bus: the line is the wired AND of the
+controller's and the device's drive, and the device
+
+- acknowledges its address (any address: a bus full of devices) and every byte written; the
+  first byte of a write sets its register pointer, the next ones are stored from there (as an
+  EEPROM or a sensor's register file);
+- answers reads with bytes of its memory (the `respond` fill) from the pointer on, until the
+  controller does not acknowledge;
+- with `latency` > 0, stretches the clock (holds SCL low 0..4*latency cycles after SCL falls)
+  and refuses one address or byte in eight (NAK), so the controller's error paths run too.
+
+The lines are sampled on the system clock (the controller's timing is a prescaled multiple of
+it) and driven for the next clock, as every responder does (`sv_i2c.py`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.heuristic.stimulus import Layout
+from agent.program.iface import Iface
+
+LINES = ("scl", "sda")
+"""The two I2C lines."""
+
+ENABLES = ("t", "oe", "oen")
+"""How a line's enable reads: `t` high releases (a tristate), `oe` high drives, `oen` low drives."""
+
+
+def _output_role(low: str) -> str:
+    """`o` (the value), or the enable kind, of an output on a line, by its name."""
+    if re.search(r"(padoen|oen|oe_n|en_n)", low):
+        return "oen"
+    if re.search(r"(_t|_tri|tristate)(_o|_out)?$", low):
+        return "t"
+    if re.search(r"(_oe|_en|enable|_drive)(_o|_out)?$", low):
+        return "oe"
+    return "o"
+
+
+def i2c(layout: Layout, taken: set[str]) -> Iface | None:
+    """The design's I2C controller lines as a target to answer (kind `i2c`), else None.
+
+    Roles: `scl_in`, `sda_in` (the inputs the harness drives), `scl_o`, `sda_o` (values),
+    and `scl_t`/`scl_oe`/`scl_oen` (enables; the same for sda). Each line needs one 1-bit
+    input and at least one 1-bit output.
+    """
+    roles: dict[str, str] = {}
+    for s in sorted(layout.ports, key=lambda s: s.name):
+        low = s.name.lower()
+        line = next((x for x in LINES if x in re.split(r"[^a-z0-9]", low)), None)
+        if line is None or s.width != 1 or s.dims or s.name in taken:
+            continue
+        role = f"{line}_in" if s.direction == "input" else f"{line}_{_output_role(low)}"
+        roles.setdefault(role, s.name)
+    for line in LINES:
+        if f"{line}_in" not in roles or not any(f"{line}_{r}" in roles for r in ("o", *ENABLES)):
+            return None
+    return Iface("i2c", "i2c", roles, 8)
