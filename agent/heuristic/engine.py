@@ -31,6 +31,7 @@ from agent.heuristic.program_search import ProgramSearch, ProgramSearchConfig
 from agent.heuristic.spec_hints import mine_spec
 from agent.heuristic.stimulus import Hints, make_layout
 from agent.policy import Budget
+from agent.program import sv_checks as chk
 from agent.program.encode import DATA_FILE, encode
 from agent.program.interfaces import one_hot_selects, recognise
 from agent.program.ops import Program
@@ -285,14 +286,15 @@ def run_engine(
 
     reserve_s = FINAL_RESERVE_S + built.build_s
     share = max(MIN_SHARE, budget.sim_calls // (budget.steps_left + 1))
-    final_calls = 1 if verify else 0
+    # The recording of the final testbench's checks (one call), and its verification.
+    final_calls = 2 if verify else 1
     hunting = objective == "coverage+mutation"
     coverage_share = (
         max(MIN_SHARE // 2, int(share * COVERAGE_SHARE)) if hunting else share
     )
     stopped_by_wall = False
     # The call plan: search, (shrink when the testbench would be too long), search on,
-    # chain the kept programs (one call each, at most ASSEMBLY_CALLS), verify (final_calls).
+    # chain the kept programs (one call each, at most ASSEMBLY_CALLS), record the checks and verify (final_calls).
     # `stop_at` moves per phase; the calls kept for chaining follow the size of the cover.
     stop_at = coverage_share - final_calls
     search: ProgramSearch | None = None
@@ -409,7 +411,14 @@ def run_engine(
             should_stop=hunt_stop,
             count=count,
         )
-    tb = render_final(target, result, program, strategy, design, starts)
+    def render(checks: chk.Checks | None) -> str:
+        return render_final(target, result, program, strategy, design, starts, checks)
+
+    tb, recording, checked = render(None), None, "no checks: no simulator call left to record them"
+    if budget.sim_calls > (1 if verify else 0) and calls < share:
+        calls += 1
+        budget.spend(1)
+        tb, recording, checked = with_checks(design, render, target, chk.phase_count(len(result.entries)), options)
     final: SimResult | None = None
     note = (
         "stopped by the wall-clock limit before the simulator-call budget was spent"
@@ -420,8 +429,14 @@ def run_engine(
         calls += 1
         budget.spend(1)
         final = evaluate_sv(design, tb, tb_name=f"tb_{design.top}.sv", options=options)
+        if final.status != Status.OK and chk.mismatches(final.log_tail) and recording is not None:
+            # The same stimulus answered differently twice: nothing here can be checked.
+            checked = "no checks: two runs of the same testbench differed (" + chk.mismatches(final.log_tail)[0] + ")"
+            tb, final = render(None), recording
         if final.status != Status.OK:
             note = f"final testbench: {final.status.value}: {final.detail}"
+    if checked:
+        note = f"{note}; {checked}" if note else checked
     reproduced = reproduces(final, result)
     cocotb = _cocotb(target, program)
     report = EngineReport(
@@ -471,10 +486,36 @@ def fit_lines(
 
 
 def _tb_lines(target: Target, result: ProgramSearchResult, design: Design) -> int:
-    """Lines the final testbench of `result` would have."""
+    """Lines the final testbench of `result` would have, its checks included."""
+    plan = chk.plan(target)
+    rows = chk.phase_count(len(result.entries))
+    checks = replace(plan, expected=((0,) * len(plan.outputs),) * rows) if plan.outputs else None
     return len(
-        render_final(target, result, result.program, "heuristic", design).splitlines()
+        render_final(target, result, result.program, "heuristic", design, checks=checks).splitlines()
     )
+
+
+def with_checks(
+    design: Design,
+    render: Callable[[chk.Checks | None], str],
+    target: Target,
+    phases: int,
+    options: SimOptions,
+) -> tuple[str, SimResult | None, str]:
+    """(testbench with its checks, the recording run, note): record every output's signatures, then render them.
+
+    One simulator call (the recording). Without a clock, or when the recording fails, the
+    testbench is rendered without checks and the note says why.
+    """
+    plan = chk.plan(target)
+    if not plan.outputs:
+        why = plan.left_out[0][1] if plan.left_out else "the design has no outputs"
+        return render(None), None, f"no checks: {why}"
+    rec = evaluate_sv(design, render(plan), tb_name=f"tb_{design.top}.sv", options=options)
+    values = chk.parse_signatures(rec.log_tail, phases, len(plan.outputs)) if rec.status == Status.OK else None
+    if values is None:
+        return render(None), rec, f"no checks: the recording run ended {rec.status.value} without signatures"
+    return render(replace(plan, expected=values)), rec, ""
 
 
 def _cocotb(target: Target, program: Program) -> str:
@@ -495,8 +536,12 @@ def render_final(
     strategy: str,
     design: Design,
     starts: Sequence[int] | None = None,
+    checks: chk.Checks | None = None,
 ) -> str:
-    """The testbench of a search: its programs as task calls, a comment per program saying what it added."""
+    """The testbench of a search: its programs as task calls, a comment per program saying what it added.
+
+    `checks`: compare every output per program with recorded signatures (or record them).
+    """
     notes = [
         f"design {design.name}; {len(result.trials)} trials, {len(result.entries)} programs kept, "
         f"covering {result.covered} of {result.total} points together"
@@ -522,4 +567,4 @@ def render_final(
         if strategy == "heuristic"
         else "uniform random stimulus (Benchwright random baseline)"
     )
-    return render_testbench(target, program, title=title, notes=notes, phases=phases)
+    return render_testbench(target, program, title=title, notes=notes, phases=phases, checks=checks)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agent.program import sv_checks as chk
 from agent.program import sv_common as c
 from agent.program import sv_ifaces as ifc
 from agent.program.encode import DATA_FILE, FILL_CODES, OPCODES, PARITY_CODES, only_mask
@@ -385,22 +386,26 @@ def _sweep(t: Target, ops: Sequence[Op], k: int) -> tuple[int, str] | None:
     return n, f"{loop} {call}"
 
 
-def program_sv(t: Target, ops: Sequence[Op], depth: int = 1, *, comments: dict[int, str] | None = None) -> list[str]:
+def program_sv(t: Target, ops: Sequence[Op], depth: int = 1, *, comments: dict[int, str] | None = None,
+               before: dict[int, str] | None = None) -> list[str]:
     """The program's calls, one operation per line (blocks indented).
 
     The same bus operation on every register is one loop line (`_sweep`). `comments`: a
-    comment line before an operation (by index).
+    comment line before an operation (by index); `before`: a statement before that (a check).
     """
     lines: list[str] = []
     pad = "  " * depth
     comments = comments or {}
+    before = before or {}
     k = 0
     while k < len(ops):
         op = ops[k]
+        if k in before:
+            lines.append(f"{pad}{before[k]}")
         if k in comments:
             lines.append(f"{pad}// {comments[k]}")
         sweep = _sweep(t, ops, k)
-        if sweep is not None and not any(j in comments for j in range(k + 1, k + sweep[0])):
+        if sweep is not None and not any(j in comments or j in before for j in range(k + 1, k + sweep[0])):
             lines.append(pad + sweep[1])
             k += sweep[0]
             continue
@@ -413,21 +418,29 @@ def program_sv(t: Target, ops: Sequence[Op], depth: int = 1, *, comments: dict[i
 
 
 def render_testbench(t: Target, program: Program, *, title: str = "", notes: Sequence[str] = (),
-                     phases: Sequence[tuple[int, str]] = ()) -> str:
+                     phases: Sequence[tuple[int, str]] = (), checks: chk.Checks | None = None) -> str:
     """The testbench a person keeps: the tasks the program uses, then its calls.
 
     `phases` are (operation index, comment) pairs: a comment line before that operation
-    (what each part of the program reaches).
+    (what each part of the program reaches). `checks`: compare (or record) every output's
+    signature at the end of each phase (`sv_checks.py`).
     """
     used = _used(t, program)
-    body_lines = program_sv(t, program.ops, comments=dict(phases))
+    count = chk.phase_count(len(phases))
+    # Each phase ends where the next begins; phases past the last recorded one fold into it.
+    ends = {at: f"bw_check({k - 1});" for k, (at, _) in enumerate(phases) if 0 < k < count} if checks else {}
+    body_lines = program_sv(t, program.ops, comments=dict(phases), before=ends)
     # A bus's register list is declared only when a loop walks it.
     used["sweep"] = {b.name for b in t.interfaces.buses
                      if any(f"{ifc.sweep_name(b)}[bw_i]" in line for line in body_lines)}
     init = " ".join(_init(_restricted(t, used)))
-    body = ["initial begin", f"  {init}", f"  {BEGIN_MARK}", *body_lines, f"  {END_MARK}", "  $finish;", "end"]
+    done = [f"  bw_check({count - 1}); bw_checks_done();"] if checks else []
+    body = ["initial begin", f"  {init}", f"  {BEGIN_MARK}", *body_lines, f"  {END_MARK}", *done, "  $finish;", "end"]
     header = [f"// Testbench for {t.layout.top}: {title or 'a stimulus program found by the Benchwright engine'}",
               *[f"// {n}" for n in notes]]
+    if checks is not None:
+        body = [*chk.lines(t, checks, count), "", *body]
+        header += [f"// not checked: {name} ({why})" for name, why in checks.left_out]
     return _module(t, f"tb_{t.layout.top}", header, used, _needs_palettes(program), body)
 
 
@@ -435,6 +448,7 @@ def render_testbench(t: Target, program: Program, *, title: str = "", notes: Seq
 
 
 _CALL = re.compile(r"(\w+)\(([^()]*)\);")
+_CHECK_CALL = re.compile(r"bw_check\(\d+\);")
 _NUM = re.compile(r"^(?:\d+)?'[sS]?([hHbBdD])([0-9a-fA-F_]+)$")
 
 
@@ -559,7 +573,7 @@ def parse_testbench(text: str, t: Target) -> Program | None:
     try:
         for raw in body.splitlines():
             line = raw.strip()
-            if not line or line.startswith("//"):
+            if not line or line.startswith("//") or _CHECK_CALL.fullmatch(line):  # a phase's checks: no stimulus
                 continue
             swept = _sweep_ops(t, line)
             if swept is not None:

@@ -121,6 +121,20 @@ class MutationReport:
     """Why the analysis could not run ('' when it did)."""
 
     @property
+    def failed_runs(self) -> tuple[int, ...]:
+        """Mutants the testbench itself noticed: its run failed (a check, an assertion, `$fatal`).
+
+        The rest of the kills are differential: outputs differed from the original's, which a
+        testbench without checks of its own does not see.
+        """
+        return tuple(i for i, why in self.killed.items() if why == FAILED_RUN)
+
+    @property
+    def self_ratio(self) -> float:
+        """Mutants the testbench's own checks noticed / analysed, in percent."""
+        return 100.0 * len(self.failed_runs) / len(self.mutants) if self.mutants else 0.0
+
+    @property
     def survived(self) -> tuple[Mutant, ...]:
         """Mutants the stimulus did not kill."""
         return tuple(m for m in self.mutants if m.id not in self.killed)
@@ -166,10 +180,14 @@ def normalize_trace(files: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+FAILED_RUN = "the testbench failed (runtime error)"
+"""Why a mutant counts as killed when the testbench's own run failed on it."""
+
+
 def kill_reason(original: Outcome, mutant: Outcome) -> str | None:
     """Why `mutant` is distinguishable from `original` (None when it is not)."""
     if mutant.status != original.status:
-        return {"timeout": "the run hung (timeout)", "runtime_error": "the testbench failed (runtime error)"}.get(
+        return {"timeout": "the run hung (timeout)", "runtime_error": FAILED_RUN}.get(
             mutant.status, f"the run ended differently ({mutant.status})")
     for i, (a, b) in enumerate(zip(original.trace, mutant.trace, strict=False)):
         if a != b:

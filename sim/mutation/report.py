@@ -41,6 +41,8 @@ def mutation_json(report: MutationReport) -> dict[str, Any]:
         "killed": len(report.killed),
         "kill_ratio": round(report.ratio, 2),
         "score": round(report.score, 2),
+        "killed_by_own_checks": len(report.failed_runs),
+        "own_checks_ratio": round(report.self_ratio, 2),
         "possibly_equivalent": sorted(report.equivalent),
         "by_kind": {k: {"mutants": n, "killed": killed_by_kind.get(k, 0)} for k, n in by_kind(report.mutants).items()},
         "survived": [mutant_json(m) for m in report.survived],
@@ -63,6 +65,8 @@ def mutation_text(report: MutationReport) -> str:
     lines = [f"  mutation  {len(report.killed)}/{len(report.mutants)} killed ({report.ratio:.1f} %"
              + (f", score {report.score:.1f} % without {len(report.equivalent)} possibly equivalent"
                 if report.equivalent else "") + f"): {kinds}",
+             f"            {len(report.failed_runs)}/{len(report.mutants)} noticed by the testbench's own checks "
+             f"({report.self_ratio:.1f} %: its run failed); the rest only by comparing outputs with the original",
              f"            {report.found} mutants found, {len(report.mutants)} analysed; "
              f"prepare {report.prepare_s:.1f} s, build {report.build_s:.1f} s, runs {report.run_s:.1f} s"]
     survived = report.survived

@@ -316,3 +316,18 @@ def test_i2c_controller_lines_are_recognised_in_every_open_drain_style() -> None
     assert not [i for i in recognise(spi).all() if i.kind == "i2c"]
     half = layout("h", ">clk >rst_n >scl_i <scl_o <sda_o", {"rst_n": True})
     assert not [i for i in recognise(half).all() if i.kind == "i2c"]
+
+
+def test_check_records_are_read_back_exactly_and_refused_when_incomplete() -> None:
+    from agent.program import sv_checks as chk
+
+    log = "noise\nBW-SIG 0 0000abcd 00000000\nBW-SIG 1 ffffffff 12345678\n- tb.sv:9: Verilog $finish\n"
+    assert chk.parse_signatures(log, 2, 2) == ((0xABCD, 0), (0xFFFFFFFF, 0x12345678))
+    assert chk.parse_signatures(log, 3, 2) is None  # a phase is missing
+    assert chk.parse_signatures(log, 2, 3) is None  # a line has the wrong number of outputs
+    run = "BW-MISMATCH phase 2: output o differs from the recorded run (signature 1, was 2) at 40\nBW-CHECKS 6 checks, 1 mismatches\n"
+    assert chk.summary(run) == (6, 1)
+    assert chk.summary("nothing") is None
+    assert chk.mismatches(run) == ["phase 2: output o differs from the recorded run (signature 1, was 2) at 40"]
+    assert chk.phase_count(0) == 1
+    assert chk.phase_count(100) == chk.MAX_PHASES

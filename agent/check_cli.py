@@ -1,0 +1,78 @@
+"""`benchwright check`: run a kept testbench and say whether the design still does what it recorded.
+
+A testbench the engine wrote compares every output, phase by phase, with the signatures of
+the run that produced it (`agent/program/sv_checks.py`). After an RTL edit, this command (or a
+CI job) runs it again: exit 0 when every check passed, 1 on a mismatch or a failed run, 2 on
+bad input. Regenerate the testbench (`benchwright run`) to accept new behaviour.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from agent.program import sv_checks as chk
+from sim.errors import SimError
+from sim.project.init_cli import add_input_args, design_from_args
+from sim.suite import Design
+from sim.types import SimResult
+
+
+def kept_testbench(design: Design) -> Path | None:
+    """The testbench `benchwright run` kept for this design (`benchwright-out/<name>/tb_<top>.sv`), if any."""
+    path = Path("benchwright-out") / design.name / f"tb_{design.top}.sv"
+    return path if path.is_file() else None
+
+
+def verdict(result: SimResult) -> dict[str, Any]:
+    """What a run of a checking testbench says: status, checks, mismatches, and whether it passed."""
+    counted = chk.summary(result.log_tail)
+    found = chk.mismatches(result.log_tail)
+    checks, failed = counted if counted is not None else (0, len(found))
+    return {"status": result.status.value, "checks": checks, "mismatches": failed, "first": found[:10],
+            "passed": result.status.value == "ok" and counted is not None and failed == 0,
+            "detail": result.detail if result.status.value != "ok" else ""}
+
+
+def check_main(argv: list[str]) -> int:
+    """Entry point of `benchwright check`."""
+    p = argparse.ArgumentParser(prog="benchwright check",
+                                description="Run a kept testbench; fail when an output differs from its recording.")
+    add_input_args(p)
+    p.add_argument("--tb", type=Path, help="the testbench (default: benchwright-out/<design>/tb_<top>.sv)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    args = p.parse_args(argv)
+    from sim.cli import simulate
+    from sim.run.evaluate import SimOptions
+
+    try:
+        design = design_from_args(args, "benchwright check")
+    except (SimError, OSError) as exc:
+        sys.stderr.write(f"benchwright check: {exc}\n")
+        return 2
+    tb = args.tb or kept_testbench(design)
+    if tb is None:
+        sys.stderr.write(f"benchwright check: no kept testbench for {design.name}: give --tb FILE, "
+                         "or run `benchwright run` first\n")
+        return 2
+    try:
+        result = simulate(design, tb, False, SimOptions())
+    except (SimError, OSError) as exc:
+        sys.stderr.write(f"benchwright check: {exc}\n")
+        return 2
+    v = verdict(result)
+    if args.json:
+        sys.stdout.write(json.dumps(v, indent=1) + "\n")
+    else:
+        if v["checks"] == 0 and v["status"] == "ok":
+            sys.stdout.write(f"{tb}: no checks in this testbench (regenerate it with `benchwright run`)\n")
+        else:
+            sys.stdout.write(f"{tb}: {v['checks']} checks, {v['mismatches']} mismatches ({v['status']})\n")
+        for line in v["first"]:
+            sys.stdout.write(f"  {line}\n")
+        if v["detail"] and not v["first"]:
+            sys.stdout.write(f"  {v['detail']}\n")
+    return 0 if v["passed"] else 1

@@ -1,0 +1,97 @@
+"""Testbenches that check: recorded output signatures per phase, `benchwright check`, kills by own checks.
+
+With real Verilator on tests/data/program/ahb_regs (an AHB-Lite register file, Apache-2.0).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.check_cli import check_main
+from agent.heuristic.engine import run_engine
+from agent.policy import Budget
+from sim.mutation.testbench import analyse_sv
+from sim.run.evaluate import evaluate_sv
+from sim.suite import load_design
+from sim.types import Status
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "program"
+
+pytestmark = pytest.mark.simulator_required
+
+KEY = "hwdata_i == 32'h600DCAFE"
+"""The key compare of ahb_regs, which the test edits as a user would."""
+
+
+@pytest.fixture
+def design_copy(tmp_path: Path) -> Path:
+    root = tmp_path / "ahb_regs"
+    shutil.copytree(DATA / "ahb_regs", root)
+    return root
+
+
+def test_the_kept_testbench_checks_every_output_and_fails_after_a_behaviour_change(
+        design_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    design = load_design(design_copy)
+    tb, rep = run_engine(design, strategy="heuristic", budget=Budget(30, time.monotonic() + 300), seed=0)
+    assert rep.final is not None
+    assert rep.final.status == Status.OK, rep.final.detail
+    assert "BW_EXPECT" in tb
+    assert "bw_checks_done();" in tb
+    assert "BW-CHECKS" in rep.final.log_tail
+    assert " 0 mismatches" in rep.final.log_tail
+    kept = tmp_path / "tb_ahb_regs.sv"
+    kept.write_text(tb)
+    assert check_main([str(design_copy), "--tb", str(kept)]) == 0
+    assert "0 mismatches" in capsys.readouterr().out
+
+    # The same stimulus on edited RTL: the key compare moves by one, so `unlocked` never rises.
+    rtl = design_copy / "rtl" / "ahb_regs.sv"
+    rtl.write_text(rtl.read_text().replace(KEY, "hwdata_i == 32'h600DCAFF"))
+    edited = evaluate_sv(load_design(design_copy), tb)
+    assert edited.status == Status.RUNTIME_ERROR
+    assert "output unlocked differs from the recorded run" in edited.log_tail
+    assert check_main([str(design_copy), "--tb", str(kept), "--json"]) == 1
+    verdict = json.loads(capsys.readouterr().out)
+    assert verdict["mismatches"] >= 1
+    assert not verdict["passed"]
+    assert any("unlocked" in line for line in verdict["first"])
+
+
+def test_check_says_what_is_missing(design_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert check_main([str(design_copy)]) == 2
+    assert "no kept testbench" in capsys.readouterr().err
+    plain = tmp_path / "tb_plain.sv"
+    plain.write_text("module tb_plain; ahb_regs dut(.*); logic clk = 0, rst_n = 0, hsel_i = 0, hwrite_i = 0, "
+                     "hready_i = 1; logic [7:0] haddr_i = 0; logic [1:0] htrans_i = 0; logic [2:0] hsize_i = 0; "
+                     "logic [31:0] hwdata_i = 0, hrdata_o; logic hreadyout_o, hresp_o, unlocked, lane2_seen; "
+                     "initial begin #20 $finish; end endmodule\n")
+    assert check_main([str(design_copy), "--tb", str(plain)]) == 1  # ran, but it checks nothing
+    assert "no checks in this testbench" in capsys.readouterr().out
+
+
+def test_mutants_are_killed_by_the_testbenchs_own_checks(design_copy: Path) -> None:
+    design = load_design(design_copy)
+    tb, _rep = run_engine(design, strategy="heuristic", budget=Budget(20, time.monotonic() + 300), seed=0)
+    assert "BW_EXPECT" in tb
+    checked = analyse_sv(design, tb, cap=12)
+    assert not checked.error, checked.error
+    assert len(checked.failed_runs) >= len(checked.killed) // 2 > 0
+    # The same stimulus without checks notices nothing itself: only the differential comparison does.
+    from agent.heuristic.engine import make_target
+    from agent.program.sv import parse_testbench, render_testbench
+    from sim.analysis.interface import read_interface
+
+    target, _hints = make_target(design, read_interface(design), "heuristic")
+    program = parse_testbench(tb, target)
+    assert program is not None
+    plain = analyse_sv(design, render_testbench(target, program), cap=12)
+    assert plain.failed_runs == ()
+    assert len(plain.killed) > 0
