@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from lsprotocol import types
@@ -186,13 +186,39 @@ def lsp_code_lenses(modules: Iterable[tuple[str, int]], report: CoverageReport |
 
 
 def lsp_code_actions(diagnostics: Iterable[types.Diagnostic], uri: str) -> list[types.CodeAction]:
-    """"Improve coverage for this module" for the uncovered-line hints in the request range."""
-    hints = [d for d in diagnostics if d.source == p.DIAGNOSTIC_SOURCE_COVERAGE and d.code == p.UNCOVERED_CODE]
-    if not hints:
-        return []
-    return [types.CodeAction(
-        title="Improve coverage for this module", kind=types.CodeActionKind.QuickFix, diagnostics=hints,
-        command=types.Command(title="Improve coverage", command=p.IMPROVE_COVERAGE, arguments=[uri]))]
+    """"Improve coverage for this module" for uncovered-line hints, "Accept new behaviour" for failed checks."""
+    ours = [d for d in diagnostics if d.source == p.DIAGNOSTIC_SOURCE_COVERAGE]
+    hints = [d for d in ours if d.code == p.UNCOVERED_CODE]
+    failed = [d for d in ours if d.code == p.MISMATCH_CODE]
+    actions = []
+    if failed:
+        actions.append(types.CodeAction(
+            title="Accept new behaviour (record the testbench's checks again)", kind=types.CodeActionKind.QuickFix,
+            diagnostics=failed, command=types.Command(title="Accept new behaviour", command=p.ACCEPT_BEHAVIOUR,
+                                                      arguments=[uri])))
+    if hints:
+        actions.append(types.CodeAction(
+            title="Improve coverage for this module", kind=types.CodeActionKind.QuickFix, diagnostics=hints,
+            command=types.Command(title="Improve coverage", command=p.IMPROVE_COVERAGE, arguments=[uri])))
+    return actions
+
+
+def lsp_mismatch_diagnostics(mismatched: Mapping[str, str], lines: Sequence[str], design: str,
+                             testbench: Path | None) -> list[types.Diagnostic]:
+    """One warning per output whose check failed, on the line that declares it in `lines` (one RTL file)."""
+    out = []
+    for name, why in mismatched.items():
+        at = next((k for k, text in enumerate(lines) if re.search(rf"\boutput\b.*\b{re.escape(name)}\b", text)),
+                  None)
+        if at is None:
+            continue
+        out.append(types.Diagnostic(
+            range=line_range(lines, at), severity=types.DiagnosticSeverity.Warning,
+            message=f"Check failed: {why}. The testbench{f' {testbench.name}' if testbench else ''} recorded "
+                    "another behaviour; if the change is intended, accept the new behaviour.",
+            source=p.DIAGNOSTIC_SOURCE_COVERAGE, code=p.MISMATCH_CODE,
+            data={"design": design, "output": name}))
+    return out
 
 
 def end_of(text: str) -> types.Position:

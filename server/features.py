@@ -121,6 +121,15 @@ def register(ls: BenchwrightServer) -> None:
             return CONVERTER.unstructure(p.ProposalResult(applied=False, message="expected [uri]"))
         return CONVERTER.unstructure(await service.propose(ls, uri, from_current=True))
 
+    @ls.command(p.ACCEPT_BEHAVIOUR)
+    async def accept_new_behaviour(ls: BenchwrightServer, *args: Any) -> Any:
+        from server.regression import accept_behaviour
+
+        uri = _first_uri(args)
+        if uri is None:
+            return CONVERTER.unstructure(p.ProposalResult(applied=False, message="expected [uri]"))
+        return CONVERTER.unstructure(await accept_behaviour(ls, uri))
+
     @ls.command(p.SHOW_REPORT)
     async def show_report(ls: BenchwrightServer, *args: Any) -> Any:
         return {"markdown": await service.report_markdown(ls, _first_uri(args))}

@@ -40,6 +40,10 @@ RESTART = "benchwright.server.restart"
 DOCTOR = "benchwright.doctor"
 """Command `[]`: tool paths, versions, last command lines."""
 
+ACCEPT_BEHAVIOUR = "benchwright.acceptNewBehaviour"
+"""Command `[uri]`: record the current testbench's checks again from the design as it is now,
+offered as one WorkspaceEdit (the code action of a check-mismatch diagnostic)."""
+
 DIAGNOSTIC_SOURCE_LINT = "verilator"
 """`Diagnostic.source` of lint diagnostics."""
 
@@ -48,6 +52,10 @@ DIAGNOSTIC_SOURCE_COVERAGE = "benchwright"
 
 UNCOVERED_CODE = "uncovered"
 """`Diagnostic.code` of uncovered-line hints (their code action offers Improve coverage)."""
+
+MISMATCH_CODE = "check-mismatch"
+"""`Diagnostic.code` of an output whose recorded check failed after an edit (its code action offers
+Accept new behaviour)."""
 
 WORKSPACE_TRUSTED = "workspaceTrusted"
 """initializationOptions key: false for an untrusted workspace (lint only); absent means trusted."""

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from agent.heuristic.config_words import structured_word
 from agent.heuristic.stimulus import Hints
+from agent.program.iface import DEVICE_KINDS
 from agent.program.interfaces import Iface
 from agent.program.ops import FILLS, PATTERNS, Op, Program, assigns, op
 from agent.program.serial_timing import PERIOD_PARAM
@@ -285,8 +286,11 @@ def gen_bus(rng: random.Random, t: Target, h: Hints) -> list[Op]:
 
 
 def side_inputs(t: Target) -> tuple[str, ...]:
-    """Inputs outside every recognised interface and not resets (flow control, enables, strobes)."""
-    owned = {p for i in t.interfaces.all() for p in i.roles.values()}
+    """Inputs outside every recognised interface and not resets (flow control, enables, strobes).
+
+    A device's lines (`DEVICE_KINDS`) count as side inputs: without the device they are plain inputs.
+    """
+    owned = {p for i in t.interfaces.all() if i.kind not in DEVICE_KINDS for p in i.roles.values()}
     return tuple(f.name for f in t.fields if not f.reset and f.name not in owned)
 
 

@@ -25,6 +25,7 @@ from agent.heuristic.moves import (
     trim,
 )
 from agent.heuristic.stimulus import Hints
+from agent.program.iface import DEVICE_KINDS
 from agent.program.interfaces import Iface
 from agent.program.ops import Op, Program, assigns, op
 from agent.program.target import Target
@@ -179,12 +180,6 @@ def _serial_commands(rng: random.Random, t: Target, base: list[Op], period: int)
                         ops += [op("serial", s.name, period, frames), op("hold", 12 * period)]
             out.append(("serial command addresses", trim(t, Program(tuple(ops)))))
     return out
-
-
-DEVICE_KINDS = ("i2c",)
-"""Responders that are devices on lines the design also reads as plain inputs: a scenario runs
-both with and without the device (random lines reach a controller's other-master paths, the
-device its transfers), so they are not started in the background."""
 
 
 def _background(rng: random.Random, t: Target) -> list[Op]:

@@ -249,6 +249,12 @@ DRIVEN_ROLES: Mapping[str, tuple[str, ...]] = {
 }
 """Responder kind -> the roles of the design inputs its responder drives (present ones only)."""
 
+DEVICE_KINDS = ("i2c",)
+"""Responders that are devices on lines the design also reads as plain inputs: a scenario runs
+both with and without the device (random lines reach a controller's other-master paths, the
+device its transfers), so they are not started in the background and their lines stay side
+inputs for the search."""
+
 
 FIELD_ROLE = "field"
 """Role prefix of a stream's other per-beat inputs (`field0`, `field1`, ... in name order)."""

@@ -93,10 +93,21 @@ def verilator_lint(verilator: Path, spec: BuildSpec) -> Command:
             *[str(s) for s in spec.sources]]
 
 
+KEEP_COVERAGE = "bw_keep_coverage"
+"""Plusarg of every run Benchwright starts: a self-checking testbench then ends a run with failed
+checks by `$finish` (Verilator writes coverage only then) and leaves the verdict to the lines it
+printed; run without it (a plain Verilator run in CI) it ends with `$fatal` and a failing exit status."""
+
+
 def simulation_run(exe: Path, coverage_file: str = "coverage.dat", seed: int = 0,
-                   plusargs: Sequence[str] = ()) -> Command:
-    """Run a built binary, writing coverage to `coverage_file` in its cwd."""
-    return [str(exe), f"+verilator+seed+{seed}", f"+verilator+coverage+file+{coverage_file}", *plusargs]
+                   plusargs: Sequence[str] = (), *, keep_coverage: bool = True) -> Command:
+    """Run a built binary, writing coverage to `coverage_file` in its cwd.
+
+    `keep_coverage`: pass `KEEP_COVERAGE` (False for a build without coverage, such as a mutant
+    model: a failed check then fails the run, which is how mutation analysis sees it).
+    """
+    keep = [f"+{KEEP_COVERAGE}"] if keep_coverage else []
+    return [str(exe), f"+verilator+seed+{seed}", f"+verilator+coverage+file+{coverage_file}", *keep, *plusargs]
 
 
 def check_seed(seed: int) -> int:

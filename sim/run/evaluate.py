@@ -270,7 +270,7 @@ class BuiltTestbench:
             for name, text in (files or {}).items():
                 (work / name).write_text(text)
             log = work / "run.log"
-            cmd = simulation_run(self.exe, seed=seed, plusargs=plusargs)
+            cmd = simulation_run(self.exe, seed=seed, plusargs=plusargs, keep_coverage=bool(self.options.metrics))
             if session is not None:
                 res = session.run(cmd, cwd=work, log_path=log, timeout_s=limits.timeout_s, cancel=cancel)
             else:
