@@ -17,21 +17,16 @@ from server import convert
 from server import protocol as p
 from server.project import find_testbench
 from server.server import BenchwrightServer
-from server.service import resolve, sim_options
-from server.trust import sandbox_state_for
+from server.service import runnable_project, sim_options
 from sim.errors import SimError
 
 
 async def accept_behaviour(ls: BenchwrightServer, uri: str) -> p.ProposalResult:
     """Re-record the project's testbench checks and offer them as a WorkspaceEdit; then simulate again."""
-    if not ls.workspace_trusted:
-        return p.ProposalResult(applied=False, message=p.UNTRUSTED_REFUSAL)
-    settings, project = await resolve(ls, uri)
-    if project is None:
-        return p.ProposalResult(applied=False, message=f"no design found for {uri}")
-    refusal = (await sandbox_state_for(ls, settings))[1]
-    if refusal is not None:
-        return p.ProposalResult(applied=False, message=refusal)
+    ready = await runnable_project(ls, uri)
+    if isinstance(ready, p.ProposalResult):
+        return ready
+    settings, project = ready
     tb = find_testbench(project, settings, ls.accepted.get(str(project.design.root)))
     if tb is None or tb.kind != "sv" or len(tb.files) != 1:
         return p.ProposalResult(applied=False, message="no single-file SystemVerilog testbench with checks to record")

@@ -477,8 +477,8 @@ def _target_file(project: Project, current: Testbench | None, text: str) -> Path
     return path
 
 
-async def propose(ls: BenchwrightServer, uri: str, from_current: bool) -> p.ProposalResult:
-    """Run an episode and offer its best testbench through workspace/applyEdit (refused when untrusted)."""
+async def runnable_project(ls: BenchwrightServer, uri: str) -> tuple[Settings, Project] | p.ProposalResult:
+    """The settings and project of `uri` for a command that simulates, or the refusal to answer with."""
     if not ls.workspace_trusted:
         return p.ProposalResult(applied=False, message=p.UNTRUSTED_REFUSAL)
     settings, project = await resolve(ls, uri)
@@ -487,6 +487,15 @@ async def propose(ls: BenchwrightServer, uri: str, from_current: bool) -> p.Prop
     refusal = (await sandbox_state_for(ls, settings))[1]
     if refusal is not None:
         return p.ProposalResult(applied=False, message=refusal)
+    return settings, project
+
+
+async def propose(ls: BenchwrightServer, uri: str, from_current: bool) -> p.ProposalResult:
+    """Run an episode and offer its best testbench through workspace/applyEdit (refused when untrusted)."""
+    ready = await runnable_project(ls, uri)
+    if isinstance(ready, p.ProposalResult):
+        return ready
+    settings, project = ready
     root = str(project.design.root)
     current = find_testbench(project, settings, ls.accepted.get(root))
     job = ls.jobs.claim(root, JobKind.EPISODE)
