@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from agent.loop import EpisodeResult
-from agent.program import iface_report
+from agent.program import iface_report, sv_monitors
 
 MAX_HOLES = 40
 """Uncovered points listed in the markdown report."""
@@ -35,8 +36,14 @@ def episode_json(ep: EpisodeResult, testbench: Path | None,
         "episode": ep.status.value,
         "policy": ep.policy,
         "uncovered": len(best.uncovered) if best is not None else None,
+        "findings": [asdict(f) for f in findings(ep)],
         **extra,
     }
+
+
+def findings(ep: EpisodeResult) -> list[sv_monitors.Finding]:
+    """The protocol rules the design broke in the best testbench's run (its checkers' `final` lines)."""
+    return sv_monitors.parse_findings(ep.best_result.log_tail) if ep.best_result is not None else []
 
 
 def episode_markdown(ep: EpisodeResult, testbench: Path | None,
@@ -68,6 +75,11 @@ def episode_markdown(ep: EpisodeResult, testbench: Path | None,
                 lines.append(f"- `{Path(pt.file).name}:{pt.line}` {pt.kind} `{pt.comment}` — `{pt.source[:70]}`")
             if len(best.uncovered) > MAX_HOLES:
                 lines.append(f"- … {len(best.uncovered) - MAX_HOLES} more")
+    broken = findings(ep)
+    if broken:
+        lines += ["", "## Findings", "", "Protocol rules the design broke while the testbench ran (not failures: the run went on):",
+                  ""]
+        lines += [f"- `{f.interface}`: {f.rule} — first at {f.first_ns} ns ({f.count} times)" for f in broken]
     if interfaces is not None:
         lines.append("")
         if "error" in interfaces:

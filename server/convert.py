@@ -14,6 +14,8 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from agent.program import sv_checks as chk
+from agent.program import sv_monitors as mon
 from server import protocol as p
 from server.lint import LintMessage
 from sim.mutation.mutants import Mutant
@@ -203,22 +205,35 @@ def lsp_code_actions(diagnostics: Iterable[types.Diagnostic], uri: str) -> list[
     return actions
 
 
-def lsp_mismatch_diagnostics(mismatched: Mapping[str, str], lines: Sequence[str], design: str,
-                             testbench: Path | None) -> list[types.Diagnostic]:
-    """One warning per output whose check failed, on the line that declares it in `lines` (one RTL file)."""
+def lsp_port_diagnostics(messages: Mapping[str, str], lines: Sequence[str], design: str, code: str
+                         ) -> list[types.Diagnostic]:
+    """One warning per port named in `messages` (port -> message), on the line that declares it in `lines`."""
     out = []
-    for name, why in mismatched.items():
-        at = next((k for k, text in enumerate(lines) if re.search(rf"\boutput\b.*\b{re.escape(name)}\b", text)),
-                  None)
+    for name, message in messages.items():
+        at = next((k for k, text in enumerate(lines)
+                   if re.search(rf"\b(output|input)\b.*\b{re.escape(name)}\b", text)), None)
         if at is None:
             continue
         out.append(types.Diagnostic(
-            range=line_range(lines, at), severity=types.DiagnosticSeverity.Warning,
-            message=f"Check failed: {why}. The testbench{f' {testbench.name}' if testbench else ''} recorded "
-                    "another behaviour; if the change is intended, accept the new behaviour.",
-            source=p.DIAGNOSTIC_SOURCE_COVERAGE, code=p.MISMATCH_CODE,
-            data={"design": design, "output": name}))
+            range=line_range(lines, at), severity=types.DiagnosticSeverity.Warning, message=message,
+            source=p.DIAGNOSTIC_SOURCE_COVERAGE, code=code, data={"design": design, "port": name}))
     return out
+
+
+def lsp_check_diagnostics(log: str, lines: Sequence[str], design: str, testbench: Path | None
+                          ) -> list[types.Diagnostic]:
+    """What a run of a kept testbench said about the design, at the ports' declarations in one RTL file.
+
+    Failed checks (the design changed behaviour since the recording) and protocol rules the
+    design broke while the testbench ran (findings).
+    """
+    tb = f" {testbench.name}" if testbench else ""
+    failed = {name: f"Check failed: {why}. The testbench{tb} recorded another behaviour; if the change is "
+                    "intended, accept the new behaviour." for name, why in chk.mismatched_outputs(log).items()}
+    broken = {f.port: f"Protocol rule broken on {f.interface}: {f.rule} (first at {f.first_ns} ns, {f.count} times)"
+              for f in reversed(mon.parse_findings(log))}
+    return [*lsp_port_diagnostics(failed, lines, design, p.MISMATCH_CODE),
+            *lsp_port_diagnostics(broken, lines, design, p.FINDING_CODE)]
 
 
 def end_of(text: str) -> types.Position:

@@ -53,6 +53,9 @@ DIAGNOSTIC_SOURCE_COVERAGE = "benchwright"
 UNCOVERED_CODE = "uncovered"
 """`Diagnostic.code` of uncovered-line hints (their code action offers Improve coverage)."""
 
+FINDING_CODE = "protocol-finding"
+"""`Diagnostic.code` of a handshake rule the design broke while the testbench ran (a finding)."""
+
 MISMATCH_CODE = "check-mismatch"
 """`Diagnostic.code` of an output whose recorded check failed after an edit (its code action offers
 Accept new behaviour)."""

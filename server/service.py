@@ -31,7 +31,6 @@ from agent.loop import (
     run_episode,
 )
 from agent.policy import get_policy
-from agent.program import sv_checks as chk
 from server import convert
 from server import protocol as p
 from server.jobs import CancellablePolicy, JobKind, mutation_report, simulate
@@ -347,7 +346,6 @@ def publish_outcome(ls: BenchwrightServer, outcome: Outcome, version: int | None
         result, design=project.design.name, top=project.design.top, root=project.design.root,
         testbench=outcome.testbench_path, version=version, target=outcome.target, metrics=outcome.metrics,
         lcov_path=lcov, testbench_source=outcome.testbench.source if outcome.testbench is not None else ""))
-    mismatched = chk.mismatched_outputs(result.log_tail)
     for rtl in project.design.rtl:
         uri = convert.uri_of(rtl)
         doc = ls.workspace.text_documents.get(uri)
@@ -355,8 +353,7 @@ def publish_outcome(ls: BenchwrightServer, outcome: Outcome, version: int | None
             continue
         hints = convert.lsp_hint_diagnostics(result.uncovered, rtl, doc.lines, project.design.name) \
             if settings.coverage.hints else []
-        # A kept testbench's failed checks (the design changed behaviour) at the outputs' declarations.
-        hints += convert.lsp_mismatch_diagnostics(mismatched, doc.lines, project.design.name, outcome.testbench_path)
+        hints += convert.lsp_check_diagnostics(result.log_tail, doc.lines, project.design.name, outcome.testbench_path)
         mutation = result.extra.get("mutation")
         if isinstance(mutation, MutationReport) and not mutation.error:
             hints += convert.lsp_mutant_diagnostics(mutation.survived, rtl, doc.lines, project.design.name)

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from agent.program import sv_checks as chk
 from agent.program import sv_common as c
 from agent.program import sv_ifaces as ifc
+from agent.program import sv_monitors as mon
 from agent.program.encode import DATA_FILE, FILL_CODES, OPCODES, PARITY_CODES, only_mask
 from agent.program.interfaces import Iface
 from agent.program.ops import BY_NAME, Op, Program, Value
@@ -423,7 +424,8 @@ def render_testbench(t: Target, program: Program, *, title: str = "", notes: Seq
 
     `phases` are (operation index, comment) pairs: a comment line before that operation
     (what each part of the program reaches). `checks`: compare (or record) every output's
-    signature at the end of each phase (`sv_checks.py`).
+    signature at the end of each phase (`sv_checks.py`), and check the handshake rules of the
+    interfaces the design drives (`sv_monitors.py`).
     """
     used = _used(t, program)
     count = chk.phase_count(len(phases))
@@ -439,7 +441,9 @@ def render_testbench(t: Target, program: Program, *, title: str = "", notes: Seq
     header = [f"// Testbench for {t.layout.top}: {title or 'a stimulus program found by the Benchwright engine'}",
               *[f"// {n}" for n in notes]]
     if checks is not None:
-        body = [*chk.lines(t, checks, count), "", *body]
+        answered = [(r, f"bw_{r.name}_on") for r in t.interfaces.responders if r.name in used.get("responder", set())]
+        monitors = mon.lines(t, [*((k, "") for k in t.interfaces.sinks), *answered])
+        body = [*chk.lines(t, checks, count), *monitors, "", *body]
         header += [f"// not checked: {name} ({why})" for name, why in checks.left_out]
     return _module(t, f"tb_{t.layout.top}", header, used, _needs_palettes(program), body)
 

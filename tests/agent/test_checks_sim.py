@@ -98,3 +98,39 @@ def test_mutants_are_killed_by_the_testbenchs_own_checks(design_copy: Path) -> N
     plain = analyse_sv(design, render_testbench(target, program), cap=12)
     assert plain.failed_runs == ()
     assert len(plain.killed) > 0
+
+
+def test_protocol_checkers_report_the_handshake_rules_a_design_breaks(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from agent.cli import run_main
+    from agent.heuristic.engine import make_target
+    from agent.program import sv_checks as chk
+    from agent.program.ops import check
+    from agent.program.sv import render_testbench
+    from agent.program.sv_monitors import parse_findings
+    from agent.program.text import parse_program
+    from sim.analysis.interface import read_interface
+
+    # bad_stream (Apache-2.0, tests/data/program) moves its payload while it waits for ready, and
+    # with `hurry` withdraws valid after three cycles of back-pressure.
+    programs = {"bad_stream": "reset\nset go=1 len=8 hurry=1\nsink m ready=20 seed=3\nhold 400\n",
+                "vr_sink": "reset\nset go=1 len=8\nsink m ready=20 seed=3\nhold 400\n"}
+    findings = {}
+    for name, text in programs.items():
+        design = load_design(DATA / name)
+        target, _hints = make_target(design, read_interface(design), "heuristic")
+        program = parse_program(text)
+        check(program, target.scope)
+        result = evaluate_sv(design, render_testbench(target, program, checks=chk.plan(target)))
+        assert result.status == Status.OK, result.detail
+        findings[name] = parse_findings(result.log_tail)
+    rules = {f.rule for f in findings["bad_stream"]}
+    assert rules == {"m_valid withdrawn before m_ready", "m_data/m_last changed while m_valid && !m_ready"}
+    assert all(f.port == "m_valid" and f.count > 0 and f.first_ns > 0 for f in findings["bad_stream"])
+    assert findings["vr_sink"] == []  # a correct source breaks nothing
+
+    out = tmp_path / "run"
+    assert run_main([str(DATA / "bad_stream"), "--rounds", "0", "--sim-calls", "12", "--json", "--out", str(out)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert any(f["rule"].startswith("m_data/m_last changed") for f in data["findings"])
+    assert "## Findings" in (out / "report.md").read_text()

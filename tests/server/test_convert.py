@@ -162,3 +162,21 @@ def test_mutant_hints_one_per_line_of_this_file() -> None:
     assert diag.range.start.line == 2
     assert "`a + b` -> `a - b`; `y` stuck at 0 (possibly equivalent)" in diag.message
     assert diag.data == {"design": "m", "mutants": [1, 2]}
+
+
+def test_failed_checks_and_findings_are_warnings_at_the_ports() -> None:
+    from pathlib import Path
+
+    from server.convert import lsp_check_diagnostics
+
+    rtl = ["module m (", "  input  logic clk,", "  output logic m_valid,", "  output logic [7:0] m_data,",
+           "  output logic unlocked", ");", "endmodule"]
+    log = ("BW-MISMATCH phase 1: output unlocked differs from the recorded run (signature 0, was 7) at 40\n"
+           "BW-FINDING m m_valid m_data changed while m_valid && !m_ready: first at 205 (12 times)\n")
+    diags = lsp_check_diagnostics(log, rtl, "m", Path("tb/tb_m.sv"))
+    by_code = {d.code: d for d in diags}
+    assert by_code["check-mismatch"].range.start.line == 4
+    assert "tb_m.sv recorded another behaviour" in by_code["check-mismatch"].message
+    assert by_code["protocol-finding"].range.start.line == 2
+    assert "m_data changed while m_valid && !m_ready (first at 205 ns, 12 times)" in by_code["protocol-finding"].message
+    assert lsp_check_diagnostics("nothing", rtl, "m", None) == []

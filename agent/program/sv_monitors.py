@@ -1,0 +1,154 @@
+"""Protocol checkers in a kept testbench: the handshake rules of every interface the design drives (pure).
+
+Where the design is the side that asks — a stream out of it, an AXI4 or AHB-Lite manager, a
+Wishbone master, a memory or request/acknowledge port — it must hold a request until it is
+taken and keep the request's payload stable meanwhile (AXI4 A3.2.1, AHB-Lite 3.6.1, Wishbone
+B4 3.1.3). Each rule is an `always` process sampling the DUT's ports (`dut.<port>`, what the
+design really sees, muxes included) right after the clock edge; reset cycles are skipped.
+A violation is a **finding**, not a failure: the run goes on, and a `final` block prints one
+`BW-FINDING` line per broken rule (interface, rule, first time, how often), which
+`parse_findings` reads back for the report and the editor.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agent.program.iface import Iface
+from agent.program.sv_common import clock_of
+from agent.program.target import Target
+
+FINDING_TAG = "BW-FINDING"
+"""Log lines of a broken rule: `BW-FINDING <iface> <port> <rule>: first at <t> (<n> times)`."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A request that must be held until taken, and the payload that must not change meanwhile."""
+
+    name: str
+    """What the rule says, as printed (`AW: awvalid withdrawn before awready`)."""
+    request: str
+    """SV expression of the request (`dut.m_axi_awvalid`)."""
+    taken: str
+    """SV expression that is true on an edge where the request is taken."""
+    payload: tuple[str, ...] = ()
+    """Ports that must hold their value while the request waits."""
+    port: str = ""
+    """The request's port (where an editor shows the finding)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One broken rule, as a run reported it."""
+
+    interface: str
+    """The interface's program name."""
+    port: str
+    """The port of the request the rule is about."""
+    rule: str
+    """The rule (`W: wdata changed while wvalid && !wready`)."""
+    first_ns: int
+    """Simulation time of the first violation, in ns (the testbench's time unit)."""
+    count: int
+    """How many clock edges broke it."""
+
+
+def _channels(i: Iface) -> list[tuple[str, str, str, tuple[str, ...]]]:
+    """(label, request role, taken role, payload roles) per channel the design drives.
+
+    A vector of streams (one valid bit per lane) is left out: one lane may move while another waits.
+    """
+    if i.kind == "sink" and i.lanes == 1:
+        return [("", "valid", "ready", ("data", "last", "keep", "strb", "id", "dest", "user"))]
+    if i.kind == "axi_master":
+        return [("AW", "awvalid", "awready", ("awaddr", "awlen", "awsize", "awburst", "awid", "awprot")),
+                ("W", "wvalid", "wready", ("wdata", "wstrb", "wlast")),
+                ("AR", "arvalid", "arready", ("araddr", "arlen", "arsize", "arburst", "arid", "arprot"))]
+    if i.kind in ("mem", "reqack"):
+        return [("", "valid", "ready", ("addr", "wdata", "wstrb", "we"))]
+    if i.kind == "wb_master" and not i.port("stall"):  # classic cycles: held until ack
+        return [("", "stb", "ack", ("addr", "we", "wdata", "sel"))]
+    return []
+
+
+def rules(t: Target, i: Iface) -> list[Rule]:
+    """The rules the design's side of interface `i` must keep."""
+    inst = t.layout.instance
+    out: list[Rule] = []
+    for label, request, taken, payload in _channels(i):
+        if not i.port(request) or not i.port(taken):
+            continue
+        head = f"{label}: " if label else ""
+        req, ack = f"{inst}.{i.port(request)}", f"{inst}.{i.port(taken)}"
+        out.append(Rule(f"{head}{i.port(request)} withdrawn before {i.port(taken)}", req, ack, (), i.port(request)))
+        kept = tuple(i.port(r) for r in payload if i.port(r))
+        if kept:
+            out.append(Rule(f"{head}{'/'.join(kept)} changed while {i.port(request)} && !{i.port(taken)}", req, ack,
+                            kept, i.port(request)))
+    if i.kind == "ahb_master" and i.port("htrans") and i.port("hready"):
+        # A transfer extended by HREADY low keeps its address and control (AHB-Lite 3.6.1).
+        trans, ready = f"{inst}.{i.port('htrans')}", f"{inst}.{i.port('hready')}"
+        control = tuple(i.port(r) for r in ("htrans", "addr", "hwrite", "hsize", "hburst") if i.port(r))
+        out.append(Rule("address phase changed while HREADY was low", f"{trans}[1]", ready, control, i.port("htrans")))
+    return out
+
+
+def _reset_active(t: Target) -> str:
+    """SV expression: some reset of the design is asserted ('' when it has none)."""
+    return " || ".join(f"{f.name} == 1'b{f.asserted}" for f in t.fields if f.reset)
+
+
+def lines(t: Target, ifaces: Sequence[tuple[Iface, str]]) -> list[str]:
+    """The checker processes for (interface, when) pairs, and the `final` block that prints what broke.
+
+    `when`: an SV condition under which the rules hold ('' for always): a responder's rules only
+    while the testbench answers as the protocol says (`bw_<iface>_on`); random values on its
+    inputs may answer what was never asked, and a design may then drop its request rightly.
+    """
+    clock = clock_of(t)
+    if not clock:
+        return []
+    reset = _reset_active(t) or "1'b0"
+    widths = {s.name: s.width for s in t.layout.ports}
+    inst = t.layout.instance
+    out: list[str] = []
+    reports: list[str] = []
+    k = 0
+    for i, when in ifaces:
+        guard = f"{reset} || !({when})" if when else reset
+        for rule in rules(t, i):
+            n = f"bw_pc{k}"
+            k += 1
+            payload = "{" + ", ".join(f"{inst}.{p}" for p in rule.payload) + "}" if rule.payload else ""
+            bits = sum(widths.get(p, 1) for p in rule.payload)
+            held = f"bit {n}_p = 0, {n}_a = 0; int {n}_n = 0; longint {n}_t = 0;"
+            broke = f"({rule.request}) && {payload} != {n}_d" if payload else f"!({rule.request})"
+            out += [
+                held + (f" logic [{bits - 1}:0] {n}_d;" if payload else ""),
+                f"always @(posedge {clock}) begin",
+                f"  if ({guard}) {n}_p = 0;",
+                f"  else begin if ({n}_p && !{n}_a && {broke}) begin if ({n}_n == 0) {n}_t = $time; "
+                f"{n}_n++; end",
+                f"    {n}_p = {rule.request}; {n}_a = {rule.taken};" + (f" {n}_d = {payload};" if payload else "")
+                + " end",
+                "end",
+            ]
+            reports.append(f'  if ({n}_n > 0) $display("{FINDING_TAG} {i.name} {rule.port} {rule.name}: first at %0t '
+                           f'(%0d times)", {n}_t, {n}_n);')
+    if not reports:
+        return []
+    return ["// Protocol checkers: the handshake rules of the interfaces the design drives (findings, not failures).",
+            *out, "final begin", *reports, "end"]
+
+
+def parse_findings(log: str) -> list[Finding]:
+    """The findings a run printed, in order."""
+    out = []
+    for line in log.splitlines():
+        m = re.search(rf"{FINDING_TAG} (\S+) (\S+) (.+): first at (\d+) \((\d+) times\)", line)
+        if m:
+            out.append(Finding(m.group(1), m.group(2), m.group(3), int(m.group(4)), int(m.group(5))))
+    return out
