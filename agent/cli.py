@@ -100,7 +100,9 @@ def run_main(argv: list[str]) -> int:
                          f"[{rec.sim_calls} sim calls, {sum(rec.timings.values()):.1f} s]\n")
 
     try:
-        episode = run_episode(design, policy, cfg, on_step=None if args.json else on_step)
+        # A policy that fails (a model whose context cannot hold the design, an endpoint that is
+        # down) ends the episode ERRORED: the report and the JSON say why, with what was reached.
+        episode = run_episode(design, policy, cfg, on_step=None if args.json else on_step, reraise=False)
     except SimError as exc:
         sys.stderr.write(f"benchwright run: {exc}\n")
         return 2

@@ -209,7 +209,7 @@ def _save(result: EpisodeResult, config: AgentConfig) -> None:
 
 def run_episode(design: Design, policy: Policy, config: AgentConfig = AgentConfig(), *,
                 cancel: Cancel | None = None, on_step: Callable[[StepRecord, EpisodeResult], None] | None = None,
-                initial: tuple[str, SimResult] | None = None) -> EpisodeResult:
+                initial: tuple[str, SimResult] | None = None, reraise: bool = True) -> EpisodeResult:
     """Run one episode of `policy` on `design`.
 
     Args:
@@ -219,6 +219,8 @@ def run_episode(design: Design, policy: Policy, config: AgentConfig = AgentConfi
         cancel: Event-like; when set, the episode stops after killing the running simulation.
         on_step: called after each step (progress reporting).
         initial: an existing (testbench, observation) to start from instead of s_0.
+        reraise: raise what stopped an episode (after recording it); False returns the episode,
+            `ERRORED` with its `error`, and keeps what it reached (a command line prints it).
     """
     target = config.target if config.target is not None else design.target
     start = time.monotonic()
@@ -278,9 +280,12 @@ def run_episode(design: Design, policy: Policy, config: AgentConfig = AgentConfi
         else:
             episode.status = EpisodeStatus.SUBMITTED if done(episode.best_result, target) else EpisodeStatus.ROUNDS_DONE
     except Exception as exc:  # the episode boundary: record, never lose the trajectory
-        logger.exception("episode on %s failed", design.name)
         episode.status, episode.error = EpisodeStatus.ERRORED, f"{type(exc).__name__}: {exc}"
-        raise
+        if reraise:
+            logger.exception("episode on %s failed", design.name)
+            raise
+        # The caller reports it (a command line's JSON and report): one line, no traceback.
+        logger.error("episode on %s failed: %s", design.name, episode.error)  # noqa: TRY400 (no traceback here)
     finally:
         episode.sim_calls = config.max_sim_calls - budget.sim_calls
         episode.wall_s = time.monotonic() - start

@@ -36,6 +36,7 @@ def episode_json(ep: EpisodeResult, testbench: Path | None,
         "episode": ep.status.value,
         "policy": ep.policy,
         "uncovered": len(best.uncovered) if best is not None else None,
+        "error": ep.error,
         "findings": [asdict(f) for f in findings(ep)],
         **extra,
     }
@@ -86,6 +87,8 @@ def episode_markdown(ep: EpisodeResult, testbench: Path | None,
             lines += ["## Interfaces", "", f"Not recognised: {interfaces['error']}", ""]
         else:
             lines += iface_report.markdown(interfaces["found"], interfaces["unrecognised_handshakes"])
+    if ep.error:
+        lines += ["", f"**The episode stopped with an error:** {ep.error}"]
     lines += ["", f"{ep.sim_calls} simulator calls, {ep.wall_s:.1f} s, episode {ep.status.value}."]
     if testbench:
         lines.append(f"Testbench: `{testbench}`")

@@ -220,6 +220,38 @@ class LlamaBackend:
         n = sum(self.count_tokens(p) + MESSAGE_OVERHEAD_TOKENS for p in parts) + MESSAGE_OVERHEAD_TOKENS
         return n <= budget, n
 
+    def _fit_context(self, prompts: PromptSet, state: State, limits: PromptLimits, budget: int,
+                     max_tokens: int) -> PromptLimits:
+        """Caps under which the design context fits, shrinking what matters least first.
+
+        The specification, then the RTL (the interface summary says what a program may use),
+        then the summary's long lists; room for a follow-up turn (a reply plus a report) is kept
+        while anything can still shrink, and given up last.
+        """
+        design = state.design
+        system = prompts.system()
+        room = min(budget // 2, max_tokens + 1024)
+        fitted = limits
+        for _ in range(40):
+            prefix_budget = budget - room
+            ok, used = self._fits([system, prompts.context(design, fitted)], prefix_budget)
+            if ok:
+                return fitted
+            if fitted.max_spec_chars > 0:
+                spec = fitted.max_spec_chars // 2
+                fitted = replace(fitted, max_spec_chars=spec if spec >= 500 else 0)
+            elif fitted.max_rtl_chars > 0:
+                rtl = int(fitted.max_rtl_chars * min(0.7, prefix_budget / used))
+                fitted = replace(fitted, max_rtl_chars=rtl if rtl >= 200 else 0)
+            elif fitted.max_view_items > 4:
+                fitted = replace(fitted, max_view_items=fitted.max_view_items // 2)
+            elif room > 0:
+                room = 0
+            else:
+                break
+        raise LLMError(f"cannot fit the design context of {design.name} in n_ctx={self.n_ctx}, even without its "
+                       f"RTL and specification (the interface summary alone is {used} tokens): raise n_ctx")
+
     def fit_limits(self, state: State, limits: PromptLimits, max_tokens: int,
                    prompts: PromptSet | None = None) -> PromptLimits:
         """Shrink prompt caps until the prompt for `state` fits in n_ctx - max_tokens.
@@ -238,21 +270,7 @@ class LlamaBackend:
         key = (prompts.name, design.name, design.rtl, design.spec, limits)
         fitted = self._limits.get(key)
         if fitted is None:
-            # Keep room for a follow-up turn: a testbench as long as a reply, plus a report.
-            prefix_budget = budget - min(budget // 2, max_tokens + 1024)
-            fitted = limits
-            system = prompts.system()
-            for _ in range(12):
-                ok, used = self._fits([system, prompts.context(design, fitted)], prefix_budget)
-                if ok:
-                    break
-                ratio = prefix_budget / used
-                if fitted.max_spec_chars > 2000:
-                    fitted = replace(fitted, max_spec_chars=fitted.max_spec_chars // 2)
-                else:
-                    fitted = replace(fitted, max_rtl_chars=max(200, int(fitted.max_rtl_chars * ratio * 0.9)))
-            else:
-                raise LLMError(f"cannot fit the design context of {design.name} in n_ctx={self.n_ctx}")
+            fitted = self._fit_context(prompts, state, limits, budget, max_tokens)
             if fitted != limits:
                 logger.warning("design %s: RTL/spec context truncated to %d/%d chars to fit n_ctx=%d",
                                design.name, fitted.max_rtl_chars, fitted.max_spec_chars, self.n_ctx)
@@ -260,7 +278,7 @@ class LlamaBackend:
         context = prompts.context(design, fitted)
         system = prompts.system()
         for _ in range(12):
-            ok, used = self._fits([system, context + "\n" + prompts.round(state, fitted)], budget)
+            ok, _used = self._fits([system, context + "\n" + prompts.round(state, fitted)], budget)
             if ok:
                 return fitted
             fitted = replace(

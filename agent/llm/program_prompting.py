@@ -102,8 +102,16 @@ def _iface_line(iface: Iface) -> str:
     return f"`{iface.name}`: {what}" + (f" ({'; '.join(sizes)})" if sizes else "")
 
 
-def interface_view(target: Target) -> dict[str, Any]:
-    """Plain data for program_context.j2: inputs, outputs, clocks, interfaces, write ports, constants."""
+def _capped(items: list[str], most: int) -> list[str]:
+    """The first `most` items, and a line saying how many were left out."""
+    return items if len(items) <= most else [*items[:most], f"... {len(items) - most} more left out to fit"]
+
+
+def interface_view(target: Target, most: int = 200) -> dict[str, Any]:
+    """Plain data for program_context.j2: inputs, outputs, clocks, interfaces, write ports, constants.
+
+    `most`: items of each list (inputs, outputs, write ports, constants) kept to fit a context.
+    """
     inputs = []
     for f in target.fields:
         note = ""
@@ -127,8 +135,9 @@ def interface_view(target: Target) -> dict[str, Any]:
             shown = ", ".join(value_text(v) for v in values[:MAX_PALETTE_SHOWN])
             constants.append(f"{f.name}: {shown}{', ...' if len(values) > MAX_PALETTE_SHOWN else ''}")
     ops = [op_line(s, target) for s in target.scope.available()]
-    return {"inputs": inputs, "outputs": outputs, "clocks": [c.name for c in target.layout.clocks],
-            "interfaces": ifaces, "ports": ports, "constants": constants, "ops": ops,
+    return {"inputs": _capped(inputs, most), "outputs": _capped(outputs, most),
+            "clocks": [c.name for c in target.layout.clocks],
+            "interfaces": ifaces, "ports": _capped(ports, most), "constants": _capped(constants, most), "ops": ops,
             "example": example_program(target)}
 
 
@@ -169,7 +178,7 @@ class ProgramPrompts:
         spec = design.spec_text(limits.max_spec_chars).strip()
         return render_template("program_context.j2", top=design.top, description=design.description,
                                files=rtl_files(design, limits.max_rtl_chars), spec=spec,
-                               fence="```", **interface_view(self.target))
+                               fence="```", **interface_view(self.target, limits.max_view_items))
 
     def round(self, state: State, limits: PromptLimits) -> str:
         """The first request, or the current program with its coverage holes."""

@@ -55,6 +55,8 @@ class PromptLimits:
     """Compile messages listed in a follow-up."""
     max_log_lines: int = 40
     """Log lines shown for a failed run."""
+    max_view_items: int = 200
+    """Items of each list of the program format's interface summary (inputs, outputs, constants)."""
     metric_order: tuple[str, ...] = field(default=("line", "branch", "expr", "toggle"))
     """Order in which uncovered points are listed (the first kinds are the most telling)."""
 

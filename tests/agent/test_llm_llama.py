@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import sys
 import time
 from dataclasses import replace
@@ -238,3 +239,46 @@ def test_max_tokens_holds_on_incomplete_utf8(policy: Any) -> None:
     # 16 tokens, then the forced end-of-sequence (without the guard: llama_decode fails
     # once the context is full)
     assert data["usage"]["completion_tokens"] == 16
+
+
+def _big_case_table(root: Path) -> Path:
+    """A design folder whose RTL (a 256-entry case table) and spec are too big for a small context."""
+    rows = "\n".join(f"      8'd{k}: code = 16'h{(k * 40503) & 0xFFFF:04x};  // symbol {k}" for k in range(256))
+    rtl = (f"module table_enc (input logic clk, input logic rst, input logic [7:0] sym, input logic go,\n"
+           f"                  output logic [15:0] code_o, output logic busy);\n  logic [15:0] code;\n"
+           f"  always_comb begin\n    case (sym)\n{rows}\n      default: code = 16'h0;\n    endcase\n  end\n"
+           f"  always_ff @(posedge clk) if (rst) begin code_o <= '0; busy <= 1'b0; end\n"
+           f"    else if (go) begin code_o <= code; busy <= ~busy; end\nendmodule\n")
+    (root / "rtl").mkdir(parents=True)
+    (root / "rtl" / "table_enc.sv").write_text(rtl)
+    (root / "spec").mkdir()
+    (root / "spec" / "spec.md").write_text("The encoder maps each symbol to its code word.\n" * 200)
+    (root / "design.toml").write_text('name = "table_enc"\ntop = "table_enc"\nrtl = ["rtl/table_enc.sv"]\n'
+                                      'spec = ["spec/spec.md"]\nclocks = ["clk"]\n\n[[resets]]\nname = "rst"\n'
+                                      'active_low = false\n')
+    return root
+
+
+@pytest.mark.simulator_required
+def test_a_design_too_big_for_the_context_still_gives_a_json_result(tiny_gguf: Path, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from agent.cli import run_main
+
+    design = _big_case_table(tmp_path / "table_enc")
+    assert len((design / "rtl" / "table_enc.sv").read_text()) > 10_000
+    common = [str(design), "--policy", "llama", "--model", str(tiny_gguf), "--llm-format", "program",
+              "--max-tokens", "128", "--rounds", "0", "--sim-calls", "2", "--threads", "1", "--json"]
+    # 2048 tokens: the spec and the RTL are left out, the interface summary and operations fit.
+    run_main([*common, "--ctx", "2048", "--out", str(tmp_path / "fits")])
+    fits = json.loads(capsys.readouterr().out)
+    assert fits["error"] == ""
+    assert fits["rounds"] == 1
+    # 640 tokens cannot hold a prompt at all: a JSON result that says so, never a traceback.
+    assert run_main([*common, "--ctx", "640", "--out", str(tmp_path / "small")]) == 1
+    captured = capsys.readouterr()
+    small = json.loads(captured.out)
+    assert small["episode"] == "errored"
+    assert "LLMError" in small["error"]
+    assert "n_ctx" in small["error"]
+    assert "Traceback" not in captured.err
+    assert "stopped with an error" in (tmp_path / "small" / "report.md").read_text()
