@@ -122,7 +122,8 @@ def _score(job: BenchJob) -> dict[str, Any]:
         "status": rows[0]["status"] if rows else "none",
         "samples": len(rows),
         "curve": rows[0]["curve"] if rows else [],
-        **({k: rows[0][k] for k in ("mutation", "mutation_note", "mutants", "killed") if k in rows[0]} if rows else {}),
+        **({k: rows[0][k] for k in ("mutation", "mutation_note", "mutants", "killed", "own_checks") if k in rows[0]}
+           if rows else {}),
     }
 
 
@@ -147,7 +148,8 @@ def summarize(designs: Sequence[dict[str, Any]], wall_s: float) -> dict[str, Any
         "wall_s": round(wall_s, 2),
         "median_wall_s": round(statistics.median([d["wall_s"] for d in designs]), 2) if n else 0.0,
         "sim_calls": round(sum(d["sim_calls"] for d in designs), 1),
-        **({"avg_mutation": round(_mean([d["mutation"] for d in designs if d.get("mutation") is not None]), 2)}
+        **({"avg_mutation": round(_mean([d["mutation"] for d in designs if d.get("mutation") is not None]), 2),
+            "avg_own_checks": round(_mean([d["own_checks"] for d in designs if d.get("own_checks") is not None]), 2)}
            if any("mutation" in d for d in designs) else {}),
         **(_reference_summary(designs) if any(d.get("reference") is not None for d in designs) else {}),
     }
@@ -173,7 +175,8 @@ def markdown_table(bench: dict[str, Any], policy: str) -> str:
     mutation = any("mutation" in d for d in bench["designs"])
     reference = "avg_reference" in s
     head = ["design", "sim", "cov", "overall", *metric_names, "target", "rounds", "sim calls", "wall s",
-            *(["mutants killed %"] if mutation else []), *(["reference", "vs ref"] if reference else [])]
+            *(["mutants killed %", "by own checks %"] if mutation else []),
+            *(["reference", "vs ref"] if reference else [])]
     lines = [f"# Bench: policy `{policy}`", "",
              f"Sim Pass {s['sim_pass']:.1f} % · Cov Pass {s['cov_pass']:.1f} % · Avg Cov {s['avg_cov']:.2f} % · "
              f"{s['n']} designs · {s['sim_calls']:.0f} sim calls · {s['wall_s']:.0f} s (median {s['median_wall_s']:.1f} s/design)",
@@ -182,13 +185,15 @@ def markdown_table(bench: dict[str, Any], policy: str) -> str:
         cells = [d["name"], "✓" if d["sim_pass"] else "✗", "✓" if d["cov_pass"] else "✗", f"{d['overall']:.2f}",
                  *[f"{d['metrics'][m]:.1f}" if m in d["metrics"] else "-" for m in metric_names],
                  f"{d['target']:g}", f"{d['rounds']:g}", f"{d['sim_calls']:g}", f"{d['wall_s']:.1f}",
-                 *([f"{d['mutation']:.1f}" if d.get("mutation") is not None else "-"] if mutation else []),
+                 *([f"{d['mutation']:.1f}" if d.get("mutation") is not None else "-",
+                    f"{d['own_checks']:.1f}" if d.get("own_checks") is not None else "-"] if mutation else []),
                  *(_reference_cells(d) if reference else [])]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("| **all** | " + f"{s['sim_pass']:.1f}% | {s['cov_pass']:.1f}% | {s['avg_cov']:.2f} | "
                  + " | ".join(f"{s['metrics'][m]:.1f}" for m in metric_names) + " | | | "
                  + f"{s['sim_calls']:.0f} | {s['wall_s']:.0f} |"
-                 + (f" {s['avg_mutation']:.1f} |" if mutation and "avg_mutation" in s else "")
+                 + (f" {s['avg_mutation']:.1f} | {s['avg_own_checks']:.1f} |" if mutation and "avg_mutation" in s
+                    else "")
                  + (f" {s['avg_reference']:.2f} | {s['avg_cov_with_reference'] - s['avg_reference']:+.2f} |"
                     if reference else ""))
     if reference:

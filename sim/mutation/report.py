@@ -125,4 +125,4 @@ def bench_cell(design: Design, testbench: str | None, cap: int | None) -> dict[s
     if report.error:
         return {"mutation": None, "mutation_note": report.error}
     return {"mutation": round(report.ratio, 2), "mutants": len(report.mutants), "killed": len(report.killed),
-            "survived": [m.id for m in report.survived]}
+            "own_checks": round(report.self_ratio, 2), "survived": [m.id for m in report.survived]}
