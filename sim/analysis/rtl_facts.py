@@ -373,8 +373,14 @@ def _sync_resets(net: Netlist, decisions: list[_Decision]) -> list[tuple[str, bo
 
 
 def clock_reset_facts(net: Netlist) -> tuple[list[str], dict[str, bool], list[str]]:
-    """(clocks, reset -> active_low, notes) found in the RTL, as top input names."""
+    """(clocks, reset -> active_low, notes) found in the RTL, as top input names.
+
+    Clocks come most used first (by the always blocks they clock): the first is the one a
+    testbench steps by and answers the design's ports on (a core's `clk`, not the
+    `clk_always_on` of its power controller).
+    """
     clocks: list[str] = []
+    uses: dict[str, int] = {}
     resets: dict[str, bool] = {}
     notes: list[str] = []
     sync: dict[str, bool] = {}
@@ -413,8 +419,10 @@ def clock_reset_facts(net: Netlist) -> tuple[list[str], dict[str, bool], list[st
                     if any(ref == e[0] for e in in_cond):
                         # `ref` inversion is already inside `port`; the edge gives the polarity.
                         resets.setdefault(port[0], neg != port[1])
-                    elif port[0] not in clocks:
-                        clocks.append(port[0])
+                    else:
+                        uses[port[0]] = uses.get(port[0], 0) + 1
+                        if port[0] not in clocks:
+                            clocks.append(port[0])
                 # A synchronous reset under the asynchronous one (`if (!arst) ... else if
                 # (rst) ...`, OpenCores' i2c): the first if inside the first if's branches.
                 inner = [d for _, branch, _ in decisions[:2] for s in _first_statement(branch) for d in _decision(s)]
@@ -422,8 +430,10 @@ def clock_reset_facts(net: Netlist) -> tuple[list[str], dict[str, bool], list[st
                     sync.setdefault(name, low)
                 continue
             ref, _neg, port = edges[0]
-            if port is not None and port[0] not in clocks:
-                clocks.append(port[0])
+            if port is not None:
+                uses[port[0]] = uses.get(port[0], 0) + 1
+                if port[0] not in clocks:
+                    clocks.append(port[0])
             # Synchronous reset: an `if (rst)` among the block's top-level statements whose
             # branch only loads constants (forencich puts it last, most code first).
             for name, low in _sync_resets(net, decisions):
@@ -434,6 +444,7 @@ def clock_reset_facts(net: Netlist) -> tuple[list[str], dict[str, bool], list[st
     for name in list(resets):
         if name in clocks:
             notes.append(f"'{name}' is used both as a clock and as a reset")
+    clocks.sort(key=lambda c: -uses.get(c, 0))  # stable: ties keep the order they were met in
     return clocks, resets, notes
 
 
