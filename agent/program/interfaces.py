@@ -46,6 +46,7 @@ from agent.program.iface import (
     stream_payload_roles,
     word_addresses,
 )
+from agent.program.isa import with_isa
 from agent.program.serial_timing import serial_periods
 from sim.analysis.rtl_facts import Condition
 from sim.analysis.write_ports import WritePort
@@ -353,8 +354,11 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
         port_names.append((name, p))
     decoded = slices or {}
     known = templates or {}
+    # A RISC-V core whose decoder the netlist hides behind its front end gets the ISA's encodings.
+    literals = set(mined.get("*", ()))
     responders = [replace(r, slices=decoded.get(r.port("rdata"), ()),
-                          templates=tuple(as_mask(t) for t in known.get(r.port("rdata"), ())))
+                          templates=with_isa([as_mask(t) for t in known.get(r.port("rdata"), ())],
+                                             r.data_bits, literals) if r.port("rdata") else ())
                   for r in responders]
     return Interfaces(tuple(buses), tuple(responders), tuple(streams), tuple(sinks), tuple(serials),
                       tuple(port_names))

@@ -331,3 +331,23 @@ def test_check_records_are_read_back_exactly_and_refused_when_incomplete() -> No
     assert chk.mismatches(run) == ["phase 2: output o differs from the recorded run (signature 1, was 2) at 40"]
     assert chk.phase_count(0) == 1
     assert chk.phase_count(100) == chk.MAX_PHASES
+
+
+def test_a_riscv_core_whose_decoder_is_hidden_gets_the_isa_encodings() -> None:
+    from agent.program.isa import MAJOR_OPCODES, RV32, fetch_templates, is_riscv
+
+    cpu = layout("cpu", ">clk >rst_n <HADDR[32] <HTRANS[2] <HWRITE <HWDATA[32] >HREADY >HRDATA[32]", {"rst_n": True})
+    riscv = {"*": (*MAJOR_OPCODES, 5, 7)}
+    (r,) = recognise(cpu, constants=riscv).responders
+    assert r.templates == RV32  # no compare traced to HRDATA: the ISA's encodings
+    assert (0xFE00707F, 0x02000033) in r.templates  # MUL
+    assert recognise(cpu, constants={"*": (0x13, 0x33)}).responders[0].templates == ()  # not a RISC-V core
+    mined = recognise(cpu, constants=riscv, templates={"HRDATA": tuple(((0, 7, v),) for v in range(10))})
+    assert len(mined.responders[0].templates) == 10  # enough mined templates: they are kept
+    assert is_riscv(MAJOR_OPCODES[:8])
+    assert not is_riscv(MAJOR_OPCODES[:7])
+    # A 64-bit fetch carries two instructions: each template has one in each half.
+    wide = fetch_templates(64)
+    assert len(wide) == len(RV32)
+    assert all(m & 0x7F == 0x7F and (m >> 32) & 0x7F == 0x7F for m, _ in wide)
+    assert {v & 0xFFFFFFFF for _, v in wide} == {v for _, v in RV32}

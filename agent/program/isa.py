@@ -1,0 +1,82 @@
+"""Instruction templates of RISC-V (RV32I, M, Zicsr), for a CPU whose decoder the netlist hides (pure).
+
+A CPU's fetch port is answered with words built from the decoder's own compares when the
+netlist traces them to the read-data input (`interfaces.recognise`'s templates). Deep
+front ends (a fetch queue, a decompressor, a second pipeline stage) break that trace, and
+random words are then mostly illegal: the core traps on the first fetch. A design whose
+literals include most of RISC-V's major opcodes is such a core, and its fetch port gets the
+encodings below instead: each a (mask, match) pair as the ISA manual's opcode tables give
+them, the operand fields left random.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+MAJOR_OPCODES = (0x03, 0x0F, 0x13, 0x17, 0x23, 0x33, 0x37, 0x63, 0x67, 0x6F, 0x73)
+"""RV32I's major opcodes (LOAD, MISC-MEM, OP-IMM, AUIPC, STORE, OP, LUI, BRANCH, JALR, JAL, SYSTEM)."""
+
+MIN_OPCODES = 8
+"""Major opcodes among a design's literals that make it a RISC-V core."""
+
+FEW_TEMPLATES = 8
+"""A fetch port with fewer mined templates than this gets the ISA's instead."""
+
+_F3 = 0x707F
+"""funct3 + opcode."""
+
+_R = 0xFE00707F
+"""funct7 + funct3 + opcode."""
+
+
+def _rv32() -> tuple[tuple[int, int], ...]:
+    out: list[tuple[int, int]] = [(0x7F, 0x37), (0x7F, 0x17), (0x7F, 0x6F), (_F3, 0x67)]  # LUI AUIPC JAL JALR
+    out += [(_F3, 0x63 | f3 << 12) for f3 in (0, 1, 4, 5, 6, 7)]  # branches
+    out += [(_F3, 0x03 | f3 << 12) for f3 in (0, 1, 2, 4, 5)]  # loads
+    out += [(_F3, 0x23 | f3 << 12) for f3 in (0, 1, 2)]  # stores
+    out += [(_F3, 0x13 | f3 << 12) for f3 in (0, 2, 3, 4, 6, 7)]  # ADDI SLTI SLTIU XORI ORI ANDI
+    out += [(_R, 0x13 | 1 << 12), (_R, 0x13 | 5 << 12), (_R, 0x13 | 5 << 12 | 0x20 << 25)]  # SLLI SRLI SRAI
+    out += [(_R, 0x33 | f3 << 12) for f3 in range(8)]  # ADD SLL SLT SLTU XOR SRL OR AND
+    out += [(_R, 0x33 | 0x20 << 25), (_R, 0x33 | 5 << 12 | 0x20 << 25)]  # SUB SRA
+    out += [(_R, 0x33 | f3 << 12 | 1 << 25) for f3 in range(8)]  # MUL .. REMU
+    out += [(_F3, 0x0F), (0xFFFFFFFF, 0x00000073), (0xFFFFFFFF, 0x00100073)]  # FENCE ECALL EBREAK
+    out += [(_F3, 0x73 | f3 << 12) for f3 in (1, 2, 3, 5, 6, 7)]  # CSRRW .. CSRRCI
+    out += [(0xFFFFFFFF, 0x30200073), (0xFFFFFFFF, 0x10500073)]  # MRET WFI
+    return tuple(out)
+
+
+RV32 = _rv32()
+"""(mask, match) of every RV32IM + Zicsr instruction (and MRET, WFI)."""
+
+
+def is_riscv(literals: Collection[int]) -> bool:
+    """Whether a design's literals name most of RISC-V's major opcodes."""
+    return sum(op in literals for op in MAJOR_OPCODES) >= MIN_OPCODES
+
+
+def fetch_templates(width: int) -> tuple[tuple[int, int], ...]:
+    """The ISA's templates for a fetch word of `width` bits: one instruction per 32-bit half.
+
+    A 64-bit fetch (two instructions per word) pairs each template with another one, so
+    that every instruction appears in both halves.
+    """
+    if width < 32:
+        return ()
+    lanes = width // 32
+    n = len(RV32)
+    out = []
+    for i in range(n):
+        mask = value = 0
+        for lane in range(lanes):
+            m, v = RV32[(i + lane * 7) % n]
+            mask |= m << (32 * lane)
+            value |= v << (32 * lane)
+        out.append((mask, value))
+    return tuple(out)
+
+
+def with_isa(mined: Sequence[tuple[int, int]], width: int, literals: Collection[int]) -> tuple[tuple[int, int], ...]:
+    """A responder's templates: the mined ones, or the ISA's when they are few and the design is a RISC-V core."""
+    if len(mined) >= FEW_TEMPLATES or not is_riscv(literals):
+        return tuple(mined)
+    return fetch_templates(width)
