@@ -2,7 +2,7 @@
 
 A testbench the engine wrote compares every output, phase by phase, with the signatures of
 the run that produced it (`agent/program/sv_checks.py`). After an RTL edit, this command (or a
-CI job) runs it again: exit 0 when every check passed, 1 on a mismatch or a failed run, 2 on
+CI job) runs it again: exit 0 when every check passed, 1 on a mismatch, a failed run or no checks, 2 on
 bad input. `--accept` re-records the signatures from the design as it is now (new behaviour
 that is intended), as snapshot tools' update flags do; the stimulus stays the same.
 """

@@ -38,10 +38,10 @@ from agent.program.ops import Program
 from agent.program.serial_timing import command_bytes, counter_limits, wide_operands
 from agent.program.sv import (
     HARNESS_TOP,
-    parse_testbench,
     render_harness,
     render_testbench,
 )
+from agent.program.sv_read import parse_testbench
 from agent.program.target import Target
 from agent.program.text import format_program
 from sim.analysis.interface import DesignInterface, read_interface

@@ -22,7 +22,7 @@ from agent.llm.prompting import (
 from agent.policy import State
 from agent.program.interfaces import Iface
 from agent.program.ops import Arg, OpSpec, Program
-from agent.program.sv import parse_testbench
+from agent.program.sv_read import parse_testbench
 from agent.program.target import Target
 from agent.program.text import format_program, value_text
 from sim.suite import Design

@@ -66,8 +66,5 @@ SMALL_SPACE_WORDS = 64
 
 def _addresses(addr_bits: int, data_bits: int, mined: Sequence[int]) -> tuple[int, ...]:
     """Every word of a small register space (a peripheral decoding 8 address bits has 64 words), after the mined ones."""
-    step = max(1, data_bits // 8)
-    if (1 << addr_bits) // step > SMALL_SPACE_WORDS:
-        return word_addresses(addr_bits, data_bits, mined)
-    mask = (1 << addr_bits) - 1
-    return tuple(dict.fromkeys([*(m & mask for m in mined), *range(0, 1 << addr_bits, step)]))
+    byte_bits = (max(1, data_bits // 8) - 1).bit_length()
+    return word_addresses(addr_bits, data_bits, mined, small_bits=(SMALL_SPACE_WORDS - 1).bit_length() + byte_bits)

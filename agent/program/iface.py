@@ -195,11 +195,14 @@ def _prod(dims: Sequence[int]) -> int:
     return out
 
 
-def word_addresses(addr_bits: int, data_bits: int, mined: Sequence[int]) -> tuple[int, ...]:
-    """Every word address of a small register space, else the mined ones (then a few spread)."""
+def word_addresses(addr_bits: int, data_bits: int, mined: Sequence[int], small_bits: int = 7) -> tuple[int, ...]:
+    """Every word address of a small register space, else the mined ones (then a few spread).
+
+    `small_bits`: the widest address of a space that counts as small.
+    """
     step = max(1, data_bits // 8)
     mask = (1 << addr_bits) - 1
-    if addr_bits <= 7:
+    if addr_bits <= small_bits:
         # Word addressed (Wishbone) or byte addressed (AXI/APB): all of a small space either way.
         words = list(range(0, 1 << addr_bits, step if addr_bits > 2 and step > 1 else 1))
         return tuple(dict.fromkeys([*(m & mask for m in mined), *words]))[:64]

@@ -16,7 +16,7 @@ from agent.llm.policy import LLMPolicy, choose_format
 from agent.llm.prompting import PromptLimits, PromptSet
 from agent.loop import AgentConfig, run_episode
 from agent.policy import Budget, State
-from agent.program.sv import parse_testbench
+from agent.program.sv_read import parse_testbench
 from agent.program.text import format_program
 from sim.run.evaluate import SimOptions
 from sim.suite import Design

@@ -67,7 +67,7 @@ def test_smollm2_episode_uses_its_template_and_parses(tmp_path: Path) -> None:
 
 def test_smollm2_program_episode_simulates(tmp_path: Path) -> None:
     """Program mode: the reply is a program under the design's grammar, our testbench runs it."""
-    from agent.program.sv import parse_testbench
+    from agent.program.sv_read import parse_testbench
 
     design = load_design(SUITE / "cvdp__gray_to_binary")
     policy = get_policy("llama", model="smollm2-135m", n_ctx=4096, n_threads=1, max_tokens=160,

@@ -18,11 +18,11 @@ from agent.program.sv import (
     END_MARK,
     HARNESS_TOP,
     op_sv,
-    parse_testbench,
     render_harness,
     render_testbench,
 )
 from agent.program.sv_ifaces import sweep_registers
+from agent.program.sv_read import parse_testbench
 from agent.program.target import Target
 from agent.program.text import canonical_program, parse_program
 from sim.analysis.interface import read_interface

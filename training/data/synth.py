@@ -138,7 +138,7 @@ class ProgramRecords:
     def answer(self, tb: str) -> tuple[str, str]:
         """(reply, program text) for a testbench we rendered, cut to what the grammar admits; ('', '') otherwise."""
         from agent.llm.program_grammar import reply_text
-        from agent.program.sv import parse_testbench
+        from agent.program.sv_read import parse_testbench
         from agent.program.text import canonical_program, format_program
         from training.data.programs import fit_to_grammar
 
