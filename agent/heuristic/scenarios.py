@@ -117,6 +117,33 @@ def _banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Ifac
     return out
 
 
+def consecutive_steps(bus: Iface) -> tuple[int, ...]:
+    """Address steps of a bus's consecutive accesses: the next word counted in words, and in bytes.
+
+    Whether a bus counts its address in words (Wishbone cores, mostly) or bytes (AXI, APB, AHB,
+    some Wishbone cores) is not in its port names, so both are tried where they differ.
+    """
+    return tuple(dict.fromkeys((1, max(1, bus.data_bits // 8))))
+
+
+def _consecutive(bus: Iface, base: list[Op]) -> Program:
+    """Runs of reads and then writes at consecutive addresses from the first registers.
+
+    On a pipelined Wishbone a run is one cycle of back-to-back requests: a slave that continues
+    an access at the next address without a new command (a flash controller's sequential reads,
+    a page program's next word) takes that path only while the previous request is open.
+    (Fixed data seeds: the scenarios after this one keep their random draws.)
+    """
+    ops = list(base)
+    for step in consecutive_steps(bus):
+        for k, a in enumerate(bus.addresses[:2]):
+            ops += [op("bus_burst", bus.name, a, 8, write=0, step=step), op("hold", 20),
+                    op("bus_burst", bus.name, a, 4, seed=0xC0 + k, bits=bus.register_bits, step=step),
+                    op("hold", 20)]
+    ops += [op("bus_read", bus.name, a) for a in bus.addresses[:8]]
+    return Program(tuple(ops))
+
+
 def _loopback_traffic(rng: random.Random, bus: Iface, target: int, period: int) -> list[Op]:
     """Bytes through a looped-back line: bursts into `target` (a transmit register), then every register drained.
 
@@ -317,6 +344,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
             *(op("bus_read", bus.name, a) for a in addrs),
         ]
         out.append((f"bus {bus.name} registers", Program(tuple(ops))))
+        out.append((f"bus {bus.name} consecutive", _consecutive(bus, base)))
     if ifs.serials:
         period = serial_period(t)
         ops = list(base)

@@ -50,14 +50,19 @@ METHODS = '''
         aw, _, sw = BUSES[bus]
         await self.driver(bus).read(addr & ((1 << aw) - 1), strb & ((1 << sw) - 1))
 
-    async def bus_burst(self, bus, addr, count, seed, write, bits):
-        """`bus_burst`: `count` transactions on one address; writes carry `bits` seeded random bits."""
+    async def bus_burst(self, bus, addr, count, seed, write, bits, step=0):
+        """`bus_burst`: `count` transactions on one address (or `step` apart); writes carry `bits` seeded random bits."""
         self.rng.state = seed & MASK32
-        for _ in range(count):
+        aw, dw, _ = BUSES[bus]
+        if step and hasattr(self.driver(bus), "pipe"):  # a pipelined Wishbone: one cycle, as the SV task
+            await self.driver(bus).pipe(write, addr, count, bits, step, aw, dw)
+            return
+        for i in range(count):
+            at = (addr + i * step) & ((1 << aw) - 1)
             if write:
-                await self.bus_write(bus, addr, self.rng.bits(bits), -1)
+                await self.bus_write(bus, at, self.rng.bits(bits), -1)
             else:
-                await self.bus_read(bus, addr)
+                await self.bus_read(bus, at)
 
     async def send(self, stream, beats, seed, gap, lane):
         """`send`: one packet of seeded beats into a stream input."""
@@ -229,8 +234,9 @@ def op_py(t: Target, op: Op) -> str:
         lanes = "" if op.num("strb") == 0xFF else f", {_lit(op.num('strb'))}"  # every lane: the default
         return f"await bw.bus_read({op.word('bus')!r}, {_lit(op.num('addr'))}{lanes})"
     if n == "bus_burst":
+        step = f", {op.num('step')}" if op.num("step") else ""
         return (f"await bw.bus_burst({op.word('bus')!r}, {_lit(op.num('addr'))}, {op.num('count')}, "
-                f"{hex(op.num('seed'))}, {op.num('write')}, {op.num('bits')})")
+                f"{hex(op.num('seed'))}, {op.num('write')}, {op.num('bits')}{step})")
     if n == "send":
         return (f"await bw.send({op.word('stream')!r}, {op.num('beats')}, {hex(op.num('seed'))}, {op.num('gap')}, "
                 f"{op.num('lane')})")

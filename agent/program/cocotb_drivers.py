@@ -79,6 +79,36 @@ class WishboneMaster:
         if "stall" not in r:  # a classic slave sees one idle cycle between transactions
             await bw.rise()
             await bw.fall()
+
+    async def pipe(self, w, addr, count, bits, step, aw, dw):
+        """`count` requests `step` apart back to back in one cycle (a pipelined slave; as the SV `_pipe` task)."""
+        bw, r = self.bw, self.roles
+
+        def data():
+            return bw.rng.bits(bits) & ((1 << dw) - 1) if w else 0
+
+        for role, value in (("cyc", 1), ("stb", 1), ("we", w), ("addr", addr), ("wdata", data() if "wdata" in r else 0),
+                            ("sel", -1)):
+            if role in r:
+                bw.put_name(r[role], value)
+        sent = acks = 0
+        for _ in range(TIMEOUT * count):
+            if acks >= count:
+                break
+            await bw.rise()
+            accepted = sent < count and not bw.port(r["stall"])  # stb is high until the last request is taken
+            sent += bool(accepted)
+            acks += bool(bw.port(r["ack"]))
+            await bw.fall()
+            if accepted and sent == count:
+                bw.put_name(r["stb"], 0)
+            elif accepted:
+                bw.put_name(r["addr"], (addr + sent * step) & ((1 << aw) - 1))
+                if "wdata" in r:
+                    bw.put_name(r["wdata"], data())
+        for role in ("cyc", "stb", "we"):
+            if role in r:
+                bw.put_name(r[role], 0)
 '''
 """Wishbone master (no cocotb extension for Wishbone is installed)."""
 

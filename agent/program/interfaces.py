@@ -56,8 +56,9 @@ __all__ = ["AXI_ROLES", "FIELD_ROLE", "SERIAL_IN", "SERIAL_OUT", "SPLIT_DRIVEN",
 
 
 def _wishbone(ports: PortGroups, prefix: str, mined: Mapping[str, Sequence[int]],
-              lane_selects: Collection[str] = ()) -> Iface | None:
-    cyc, stb = ports.get(prefix, "cyc", "input"), ports.get(prefix, "stb", "input")
+              lane_selects: Collection[str] = (), strobe: str = "") -> Iface | None:
+    """A Wishbone slave under `prefix`; `strobe`: the group of one of its several strobes (see `_wishbone_spaces`)."""
+    cyc, stb = ports.get(prefix, "cyc", "input"), ports.get(strobe or prefix, "stb", "input")
     ack = ports.get(prefix, "ack", "output")
     if stb is None or ack is None:
         return None
@@ -79,7 +80,21 @@ def _wishbone(ports: PortGroups, prefix: str, mined: Mapping[str, Sequence[int]]
     lanes = dbits // 8 if roles.get("sel") in lane_selects and dbits > 8 else 0
     # Byte lanes need address bits below the word for the lane (a byte address).
     lanes = lanes if lanes and bits > (lanes - 1).bit_length() else 0
-    return Iface(clean_name(prefix), "wishbone", roles, dbits, bits, addresses, byte_lanes=lanes)
+    return Iface(clean_name(strobe or prefix), "wishbone", roles, dbits, bits, addresses, byte_lanes=lanes)
+
+
+def _wishbone_spaces(ports: PortGroups, prefix: str, mined: Mapping[str, Sequence[int]],
+                     lane_selects: Collection[str] = ()) -> list[Iface]:
+    """One bus per strobe of a Wishbone slave with a strobe per address space, else [].
+
+    ZipCPU's cores select a space by strobe (`i_wb_data_stb` for a flash's memory,
+    `i_wb_ctrl_stb` for its registers) and share the cycle, address, data and acknowledge
+    ports: each strobe is a bus of its own (`wb_data`, `wb_ctrl`) on the shared ports.
+    """
+    if not prefix or ports.get(prefix, "stb", "input") is not None or ports.get(prefix, "ack", "output") is None:
+        return []
+    groups = [g for g in sorted(ports.by_group) if g.startswith(prefix + "_") and ports.get(g, "stb", "input")]
+    return [b for g in groups if (b := _wishbone(ports, prefix, mined, lane_selects, strobe=g)) is not None]
 
 
 def _axi(ports: PortGroups, prefix: str, mined: Mapping[str, Sequence[int]]) -> Iface | None:
@@ -314,6 +329,10 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
             responders.append(iface)
     for prefix in sorted(ports.by_group):
         claim(_wishbone(ports, prefix, mined, lane_selects), buses)
+        spaces = _wishbone_spaces(ports, prefix, mined, lane_selects)
+        for space in spaces if not any(p in taken for b in spaces for p in b.roles.values()) else ():
+            buses.append(space)  # the spaces share their ports: claimed together
+        taken.update(p for b in spaces for p in b.roles.values())
         claim(_wb_master(ports, prefix), responders)
         claim(_apb(ports, prefix, mined), buses)
     claim(i2c(layout, taken), responders)

@@ -136,7 +136,9 @@ SPECS: tuple[OpSpec, ...] = (
         Arg("write", "int", 1, 0, 1, "1: writes of seeded random data (fills a FIFO); 0: reads (drains one)"),
         Arg("bits", "int", 8, 1, 64, "random bits per written word (a byte register's payload by default; "
                                        "the bits above stay 0, where control bits often sit)"),
-    ), "several transactions on one address of a bus the design serves", needs="bus"),
+        Arg("step", "int", 0, 0, 64, "address increment per transaction (0: one address, a FIFO; else "
+                                      "consecutive addresses, back to back in one cycle on a pipelined Wishbone)"),
+    ), "several transactions on one address, or on consecutive ones, of a bus the design serves", needs="bus"),
     OpSpec("send", (
         Arg("stream", "name:stream", None), Arg("beats", "int", None, 1, 4096),
         Arg("seed", "seed", 1, 1, (1 << 32) - 1, hex=True),

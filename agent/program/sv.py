@@ -227,8 +227,9 @@ def _dispatch(t: Target) -> list[str]:
                  f"{_case(t, 'bw_a0', ifs.buses, '{n}_write(bw_x0, bw_x1, bw_x2)')} end",
                  f"{o['bus_read']}: begin {_read('%d %h %h', 'bw_a0', 'bw_x0', 'bw_x1')} "
                  f"{_case(t, 'bw_a0', ifs.buses, '{n}_read(bw_x0, bw_x1)')} end",
-                 f"{o['bus_burst']}: begin {_read('%d %h %d %h %d %d', 'bw_a0', 'bw_x0', 'bw_a1', 'bw_x1', 'bw_a2', 'bw_a3')} "
-                 f"{_case(t, 'bw_a0', ifs.buses, '{n}_burst(bw_x0, bw_a1, bw_x1[31:0], bw_a2[0], bw_a3)')} end"]
+                 f"{o['bus_burst']}: begin "
+                 f"{_read('%d %h %d %h %d %d %d', 'bw_a0', 'bw_x0', 'bw_a1', 'bw_x1', 'bw_a2', 'bw_a3', 'bw_a4')} "
+                 f"{_case(t, 'bw_a0', ifs.buses, '{n}_burst(bw_x0, bw_a1, bw_x1[31:0], bw_a2[0], bw_a3, bw_a4)')} end"]
     if ifs.streams:
         arms.append(f"{o['send']}: begin {_read('%d %d %h %d %d', 'bw_a0', 'bw_a1', 'bw_x0', 'bw_a2', 'bw_a3')} "
                     f"{_case(t, 'bw_a0', ifs.streams, '{n}_send(bw_a1, bw_x0[31:0], bw_a2, bw_a3)')} end")
@@ -327,8 +328,10 @@ def _bus_call(bus: Iface, op: Op, addr: str, seed: str) -> str:
         return f"{bus.name}_read({addr}, {_lit(max(1, bus.data_bits // 8), op.num('strb'))});"
     if op.name == "bus_burst":
         what = "random writes" if op.num("write") else "reads"
+        step = f", {op.num('step')}" if op.num("step") else ""  # 0, one address: the task's default
+        where = f" from {op.num('step')} apart" if op.num("step") else ""
         return (f"{bus.name}_burst({addr}, {op.num('count')}, {seed}, 1'b{op.num('write')}, "
-                f"{op.num('bits')});  // {what}")
+                f"{op.num('bits')}{step});  // {what}{where}")
     if bus.byte_lanes and op.num("strb") == 0xFF:  # a byte register picked by the address's lane
         data = op.num("data")
         return f"{bus.name}_write({addr}, {_lit(8 if data <= 0xFF else max(1, bus.data_bits), data)});"

@@ -397,3 +397,20 @@ def test_i2c_target_device_matches_the_sv_testbench(options: SimOptions, latency
         assert toggles["m_axis_data_tdata[7]:0->1"] == 0  # ramp bytes from a small pointer: bit 7 stays low
     else:
         assert toggles["missed_ack:0->1"] > 0  # refusals
+
+
+@pytest.mark.simulator_required
+def test_consecutive_bursts_on_a_pipelined_wishbone_match_the_sv_testbench(options: SimOptions) -> None:
+    # `step` bursts on a pipelined slave are one cycle of back-to-back requests, so the slave's
+    # "next address while the previous request is open" path runs; `step=0` bursts never do.
+    text = "reset\nbus_burst wb 0x10 8 write=0 step=1\nhold 5\nbus_burst wb 0x20 4 seed=9 bits=32 step=1\nhold 5\n"
+    sv, cocotb = _run("wb_pipe", text, options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert _toggles(cocotb) == _toggles(sv)
+    toggles = _toggles(sv)
+    assert toggles[("wb_pipe.sv", 19, "long_read:0->1")] == 1
+    assert toggles[("wb_pipe.sv", 20, "long_write:0->1")] == 1
+    assert toggles[("wb_pipe.sv", 18, "continued[3]:0->1")] == 1  # 7 + 3 continuations
+    same, _ = _run("wb_pipe", "reset\nbus_burst wb 0x10 8 write=0\nbus_burst wb 0x20 8 seed=9\nhold 5\n", options)
+    assert _toggles(same)[("wb_pipe.sv", 18, "continued[0]:0->1")] == 0

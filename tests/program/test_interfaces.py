@@ -351,3 +351,20 @@ def test_a_riscv_core_whose_decoder_is_hidden_gets_the_isa_encodings() -> None:
     assert len(wide) == len(RV32)
     assert all(m & 0x7F == 0x7F and (m >> 32) & 0x7F == 0x7F for m, _ in wide)
     assert {v & 0xFFFFFFFF for _, v in wide} == {v for _, v in RV32}
+
+
+def test_a_wishbone_slave_with_a_strobe_per_address_space_is_one_bus_per_strobe() -> None:
+    # ZipCPU's wbqspiflash: the flash's memory on i_wb_data_stb, its registers on i_wb_ctrl_stb,
+    # one cycle, address, data and acknowledge for both.
+    flash = layout("wbqspiflash", ">i_clk >i_wb_cyc >i_wb_data_stb >i_wb_ctrl_stb >i_wb_we >i_wb_addr[20] "
+                   ">i_wb_data[32] <o_wb_stall <o_wb_ack <o_wb_data[32] <o_qspi_sck <o_qspi_cs_n <o_qspi_mod[2] "
+                   "<o_qspi_dat[4] >i_qspi_dat[4] <o_interrupt", {}, "i_clk")
+    buses = {b.name: b for b in recognise(flash).buses}
+    assert set(buses) == {"wb_data", "wb_ctrl"}
+    assert buses["wb_data"].port("stb") == "i_wb_data_stb"
+    assert buses["wb_ctrl"].port("stb") == "i_wb_ctrl_stb"
+    for b in buses.values():
+        assert (b.port("cyc"), b.port("addr"), b.port("ack"), b.port("stall")) == \
+            ("i_wb_cyc", "i_wb_addr", "o_wb_ack", "o_wb_stall")
+    # A plain slave with one strobe stays one bus.
+    assert [b.name for b in recognise(WBUART).buses] == ["wb"]
