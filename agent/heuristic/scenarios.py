@@ -500,6 +500,14 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
     return [(name, trim(t, p)) for name, p in out]
 
 
+DEVICE_SESSION = 6000
+"""Cycles each random command waits for a device on the lines to answer it (a block of an SD
+card over SPI at a quarter of the clock takes about 17,000)."""
+
+DEVICE_SESSIONS = 6
+"""Random commands per device session scenario."""
+
+
 def _with_devices(rng: random.Random, t: Target, programs: list[tuple[str, Program]]) -> list[tuple[str, Program]]:
     """Every scenario again with each device on the lines answering after the first reset.
 
@@ -512,6 +520,14 @@ def _with_devices(rng: random.Random, t: Target, programs: list[tuple[str, Progr
             first = next((i for i, o in enumerate(p.ops) if o.name == "reset"), -1) + 1
             device = op("respond", d.name, fill="random", seed=seed(rng), latency=2 * (k % 2))
             out.append((f"{name} with the {d.name} device", Program((*p.ops[:first], device, *p.ops[first:]))))
+        for latency in (0, 2):
+            # Sessions: a device transfer (an SD card's initialisation, a 512-byte block) takes
+            # thousands of cycles, so each random command on the other inputs is held that long.
+            ops = [op("reset"), op("respond", d.name, fill="random", seed=seed(rng), latency=latency),
+                   op("hold", DEVICE_SESSION // 2)]
+            for _ in range(DEVICE_SESSIONS):
+                ops += [op("random", 1, seed(rng), pal=50, keep=0), op("hold", DEVICE_SESSION)]
+            out.append((f"{d.name} device sessions, latency {latency}", Program(tuple(ops))))
     return out
 
 

@@ -45,6 +45,8 @@ PROTOCOLS = {
     "wb_master": "a Wishbone master port of the design (answer it with `respond`)",
     "ahb_master": "an AHB-Lite manager port of the design (answer it with `respond`)",
     "i2c": "the I2C lines of a controller (a target device answers with `respond`)",
+    "spi_flash": "the SPI lines of a controller (a serial NOR flash answers with `respond`)",
+    "sd": "the SPI lines of an SD-card controller (a card answers with `respond`)",
     "stream": "a valid/ready stream into the design (`send`)",
     "sink": "a valid/ready stream out of the design (`sink` drives its ready)",
     "serial": "a serial (UART) input (`serial` sends frames)",

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from agent.program import cocotb_devices as dev
 from agent.program import cocotb_drivers as drv
 from agent.program import cocotb_responders as rsp
 from agent.program import sv_i2c
@@ -253,7 +254,10 @@ def responder_plan(t: Target, r: Iface) -> DriverPlan:
     elif r.kind == "i2c":
         rules = f"{sv_i2c.OTHER_MASTER}, {sv_i2c.OTHER_EVERY}, {sv_i2c.ARBITRATION_EVERY}"
         factory = f"I2cTarget(bw, {_roles(r)}, {_memory_args(r)}, {py_tuple(driven)}).rules({rules})"
-        return DriverPlan(r.name, factory, (*base, rsp.I2C_RESP))
+        return DriverPlan(r.name, factory, (*base, dev.I2C_RESP))
+    elif r.kind in ("spi_flash", "sd"):
+        factory = f"SpiDevice(bw, {_roles(r)}, {_memory_args(r)}, {py_tuple(driven)}){dev.spi_setup(r.kind)}"
+        return DriverPlan(r.name, factory, (*base, dev.SPI_CONSTANTS, dev.SPI_DEVICE))
     elif r.kind == "split":
         factory = (f"SplitResponder(bw, {_roles(r)}, {_memory_args(r)}, {py_tuple(driven)})"
                    f".ports({py_tuple(split_requests(r))}, {split_writes(r)!r}, {split_byte_strobes(t, r)!r}, "

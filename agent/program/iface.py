@@ -94,7 +94,7 @@ class Iface:
     """Short name used in programs (`wb`, `s_axi`, `mem`, `s_axis`)."""
     kind: str
     """`wishbone`, `axil`, `apb`, `ahb` (buses); `mem`, `split`, `axi_master`, `wb_master`,
-    `ahb_master`, `reqack`, `i2c` (responders); `stream`, `sink`, `serial`."""
+    `ahb_master`, `reqack`, `i2c`, `spi_flash`, `sd` (responders); `stream`, `sink`, `serial`."""
     roles: Mapping[str, str]
     """Role -> port name (`cyc` -> `i_wb_cyc`)."""
     data_bits: int = 0
@@ -249,10 +249,11 @@ DRIVEN_ROLES: Mapping[str, tuple[str, ...]] = {
     "axi_master": ("awready", "wready", "bvalid", "bresp", "arready", "rvalid", "rdata", "rresp", "rlast", "bid", "rid"),
     "ahb_master": ("hready", "hresp", "rdata"),
     "i2c": ("scl_in", "sda_in"),
+    "spi_flash": ("miso",), "sd": ("miso",),
 }
 """Responder kind -> the roles of the design inputs its responder drives (present ones only)."""
 
-DEVICE_KINDS = ("i2c",)
+DEVICE_KINDS = ("i2c", "spi_flash", "sd")
 """Responders that are devices on lines the design also reads as plain inputs: a scenario runs
 both with and without the device (random lines reach a controller's other-master paths, the
 device its transfers), so they are not started in the background and their lines stay side

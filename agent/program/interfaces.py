@@ -48,6 +48,7 @@ from agent.program.iface import (
 )
 from agent.program.isa import with_isa
 from agent.program.serial_timing import serial_periods
+from agent.program.spi import spi
 from sim.analysis.rtl_facts import Condition
 from sim.analysis.write_ports import WritePort
 
@@ -336,6 +337,7 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
         claim(_wb_master(ports, prefix), responders)
         claim(_apb(ports, prefix, mined), buses)
     claim(i2c(layout, taken), responders)
+    claim(spi(layout, taken), responders)
     # A memory interface (valid/ready plus an address out and read data in) before streams:
     # picorv32's mem_valid/mem_ready would otherwise read as a stream out of the design.
     for prefix in _split_prefixes(layout):

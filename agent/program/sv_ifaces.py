@@ -10,7 +10,7 @@ non-blocking updates land), inputs change at the negedge, as everywhere in the t
 
 from __future__ import annotations
 
-from agent.program import sv_ahb, sv_i2c
+from agent.program import sv_ahb, sv_i2c, sv_spi
 from agent.program.interfaces import FIELD_ROLE, Iface, stream_payload_roles
 from agent.program.sv_common import (
     assigns,
@@ -329,6 +329,8 @@ def responder_lines(t: Target, r: Iface) -> list[str]:
         return [*_state(r.name, dw), *_fill_task(t, r, dw), *_wb_process(t, r, dw)]
     if kind == "i2c":  # a device on the lines: its memory holds bytes
         return [*_state(r.name, 8), *_fill_task(t, r, 8), *sv_i2c.process(t, r)]
+    if kind in ("spi_flash", "sd"):  # a device on the lines: a flash's or a card's bytes
+        return [*_state(r.name, 8), *_fill_task(t, r, 8), *sv_spi.process(t, r)]
     if kind == "ahb_master":
         return [*_state(r.name, dw), *_fill_task(t, r, dw), *sv_ahb.responder_process(t, r, dw)]
     if kind == "split":

@@ -414,3 +414,50 @@ def test_consecutive_bursts_on_a_pipelined_wishbone_match_the_sv_testbench(optio
     assert toggles[("wb_pipe.sv", 18, "continued[3]:0->1")] == 1  # 7 + 3 continuations
     same, _ = _run("wb_pipe", "reset\nbus_burst wb 0x10 8 write=0\nbus_burst wb 0x20 8 seed=9\nhold 5\n", options)
     assert _toggles(same)[("wb_pipe.sv", 18, "continued[0]:0->1")] == 0
+
+
+@pytest.mark.simulator_required
+@pytest.mark.parametrize("latency", [0, 2])
+def test_sd_card_device_matches_the_sv_testbench(options: SimOptions, latency: int) -> None:
+    # An SD controller over SPI: the card answers its initialisation (CMD0, CMD8, CMD55 +
+    # ACMD41 until ready, CMD58) and sends 512-byte blocks with their CRC16; a rough card
+    # (latency 2) waits longer, keeps the controller looping on ACMD41 and sends CRC errors.
+    # (The program ends with the card deselected: at the very last clock edge SV and cocotb
+    # could otherwise differ in whether the device's process ran before the end.)
+    text = (f"reset 3\nrespond spi fill=ramp seed=3 latency={latency}\nset start_read=1 block=0x21\nhold 30000\n"
+            "set start_read=0\nhold 20000\n")
+    sv, cocotb = _run("sd_spi", text, options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert _toggles(cocotb) == _toggles(sv)
+    toggles = {comment: n for (_file, _line, comment), n in _toggles(sv).items()}
+    assert toggles["ready:0->1"] == 1  # the card initialised
+    assert toggles["v2:0->1"] == 1
+    assert toggles["sdhc:0->1"] == 1
+    assert toggles["block_done:0->1"] >= 1
+    assert toggles["crc_ok:0->1"] == 1
+    if latency == 0:
+        assert toggles["error:0->1"] == 0
+        assert toggles["init_loops[1]:0->1"] == 0  # ready at the second ACMD41
+    else:
+        assert toggles["init_loops[1]:0->1"] == 1 or toggles["error:0->1"] == 1
+
+
+@pytest.mark.simulator_required
+@pytest.mark.parametrize("latency", [0, 2])
+def test_spi_flash_device_matches_the_sv_testbench(options: SimOptions, latency: int) -> None:
+    # A flash controller over SPI: JEDEC ID, sector erase, page program, status polling while
+    # the flash is busy, read back; a rough flash (latency 2) stays busy longer and sometimes
+    # reports a failed program (status bit 6).
+    text = (f"reset 3\nrespond spi fill=random seed=3 latency={latency}\nset start=1 wdata=0x12345678\nhold 12000\n"
+            "set start=0\nhold 3000\n")
+    sv, cocotb = _run("spi_flash", text, options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert _toggles(cocotb) == _toggles(sv)
+    toggles = {comment: n for (_file, _line, comment), n in _toggles(sv).items()}
+    assert toggles["id_ok:0->1"] == 1
+    assert toggles["wip_seen:0->1"] == 1
+    assert toggles["done:0->1"] >= 2  # the sequence ran more than once
+    assert toggles["match:0->1"] == 1  # what was programmed after the erase reads back
+    assert (toggles["prog_error:0->1"] > 0) == (latency > 0)

@@ -368,3 +368,24 @@ def test_a_wishbone_slave_with_a_strobe_per_address_space_is_one_bus_per_strobe(
             ("i_wb_cyc", "i_wb_addr", "o_wb_ack", "o_wb_stall")
     # A plain slave with one strobe stays one bus.
     assert [b.name for b in recognise(WBUART).buses] == ["wb"]
+
+
+def test_spi_controller_lines_get_a_flash_or_an_sd_card_by_the_design_names() -> None:
+    nandland = layout("SPI_Master_With_Single_CS", ">i_Rst_L >i_Clk >i_TX_Count[2] >i_TX_Byte[8] >i_TX_DV "
+                      "<o_TX_Ready <o_RX_Count[2] <o_RX_DV <o_RX_Byte[8] <o_SPI_Clk >i_SPI_MISO <o_SPI_MOSI "
+                      "<o_SPI_CS_n", {"i_Rst_L": True}, "i_Clk")
+    (flash,) = [r for r in recognise(nandland).responders if r.name == "spi"]
+    assert flash.kind == "spi_flash"
+    assert dict(flash.roles) == {"sck": "o_SPI_Clk", "miso": "i_SPI_MISO", "mosi": "o_SPI_MOSI", "cs": "o_SPI_CS_n"}
+    assert flash.driven == ("i_SPI_MISO",)
+    # ZipCPU's sdspi names its lines plainly; the module's name makes the device a card.
+    sdspi = layout("sdspi", ">i_clk >i_reset >i_wb_cyc >i_wb_stb >i_wb_we >i_wb_addr[2] >i_wb_data[32] <o_wb_stall "
+                   "<o_wb_ack <o_wb_data[32] <o_cs_n <o_sck <o_mosi >i_miso <o_int", {"i_reset": False}, "i_clk")
+    (card,) = [r for r in recognise(sdspi).responders if r.name == "spi"]
+    assert (card.kind, card.port("cs"), card.port("sck")) == ("sd", "o_cs_n", "o_sck")
+    # A quad controller's data buses are not answered (no quad device), nor are plain data lines.
+    quad = layout("wbqspiflash", ">i_clk >i_wb_cyc >i_wb_stb >i_wb_we >i_wb_addr[20] >i_wb_data[32] <o_wb_ack "
+                  "<o_wb_data[32] <o_qspi_sck <o_qspi_cs_n <o_qspi_mod[2] <o_qspi_dat[4] >i_qspi_dat[4]", {}, "i_clk")
+    assert not [r for r in recognise(quad).responders if r.kind in ("spi_flash", "sd")]
+    plain = layout("shifter", ">clk >rst >din <dout <clk_out", {"rst": False}, "clk")
+    assert not recognise(plain).responders
