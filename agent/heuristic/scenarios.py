@@ -86,6 +86,8 @@ def _banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Ifac
     for name, gate, low in (("in order", first[3], first[0]), ("lanes reversed", first[0], first[3])):
         setup = [
             op("bus_write", bus.name, gate, BANK_OPEN),
+            # every divisor bit set once (then cleared below): the latch's bits both ways
+            *(op("bus_write", bus.name, a, 0xFF) for a in first if a != gate),
             # the divisor's high byte and the rest of the word cleared, its low byte 1
             *(op("bus_write", bus.name, a, 0) for a in first if a not in (gate, low)),
             op("bus_write", bus.name, low, 1),
@@ -114,7 +116,31 @@ def _banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Ifac
                     ]
             passes.append([*ops, *drain])
         out += _packed(t, f"banked divisor errors, {name}", [*base, *setup], passes, 2)
+        passes = [[op("bus_write", bus.name, gate, mode), *ops,
+                   *(op("bus_burst", bus.name, a, ERROR_SLOTS, write=0) for a in regs)]
+                  for mode in modes for ops in _error_slots(rng, t, DIVISOR_PERIOD)]
+        out += _packed(t, f"banked divisor error slots, {name}", [*base, *setup], passes, 2)
     return out
+
+
+ERROR_SLOTS = 20
+"""Frames in a row of one kind of error: more than a 16550's receive FIFO holds (16), so every
+slot's error bits are set (and cleared again when the FIFO is drained)."""
+
+
+def _error_slots(rng: random.Random, t: Target, period: int) -> list[list[Op]]:
+    """Bursts of bad frames into every serial input: missing stop bits (parity set), then breaks.
+
+    A receiver with a FIFO keeps each byte's errors beside it: only a run of bad frames longer
+    than the FIFO reaches every slot. Each burst is followed by an idle line, then the caller
+    drains the FIFO.
+    """
+    framing, breaks = [], []
+    for s in t.interfaces.serials:
+        framing += [op("serial", s.name, period, tuple(rng.randrange(256) for _ in range(ERROR_SLOTS)),
+                       parity="even", stop=0), op("hold", 20 * period)]
+        breaks += [op("serial", s.name, period, (0x100,) * ERROR_SLOTS), op("hold", 20 * period)]
+    return [framing, breaks]
 
 
 def consecutive_steps(bus: Iface) -> tuple[int, ...]:

@@ -19,6 +19,7 @@ from agent.program import sv_monitors as mon
 from agent.program.encode import DATA_FILE, FILL_CODES, OPCODES, PARITY_CODES, only_mask
 from agent.program.interfaces import Iface
 from agent.program.ops import BY_NAME, Op, Program, Value
+from agent.program.sv_shared import share_openings
 from agent.program.target import MAX_AVOID_PAIRS, Target
 
 HARNESS_TOP = "bw_harness"
@@ -438,7 +439,9 @@ def render_testbench(t: Target, program: Program, *, title: str = "", notes: Seq
                      if any(f"{ifc.sweep_name(b)}[bw_i]" in line for line in body_lines)}
     init = " ".join(_init(_restricted(t, used)))
     done = [f"  bw_check({count - 1}); bw_checks_done();"] if checks else []
-    body = ["initial begin", f"  {init}", f"  {BEGIN_MARK}", *body_lines, f"  {END_MARK}", *done, "  $finish;", "end"]
+    shared, body_lines = share_openings(body_lines)
+    body = [*shared, "initial begin", f"  {init}", f"  {BEGIN_MARK}", *body_lines, f"  {END_MARK}", *done,
+            "  $finish;", "end"]
     header = [f"// Testbench for {t.layout.top}: {title or 'a stimulus program found by the Benchwright engine'}",
               *[f"// {n}" for n in notes]]
     if checks is not None:

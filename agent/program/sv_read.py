@@ -14,6 +14,7 @@ from agent.program import sv_ifaces as ifc
 from agent.program.encode import FILL_CODES, PARITY_CODES
 from agent.program.ops import Op, Program, Value
 from agent.program.sv import BEGIN_MARK, END_MARK
+from agent.program.sv_shared import expand_openings
 from agent.program.target import Target
 
 _CALL = re.compile(r"(\w+)\(([^()]*)\);")
@@ -140,6 +141,7 @@ def parse_testbench(text: str, t: Target) -> Program | None:
     stack: list[list[Op]] = [[]]
     headers: list[Op] = []
     try:
+        body = expand_openings(text, body)
         for raw in body.splitlines():
             line = raw.strip()
             if not line or line.startswith("//") or _CHECK_CALL.fullmatch(line):  # a phase's checks: no stimulus

@@ -246,3 +246,42 @@ def test_register_loops_cover_what_the_calls_cover(tmp_path: Path) -> None:
         return tuple(m.covered for m in result.coverage.metrics.values())
 
     assert covered(looped, "looped") == covered(unrolled, "unrolled")
+
+
+def test_an_opening_programs_share_is_one_task_and_reads_back() -> None:
+    # Three programs open with the same four writes after their reset, a fourth with only two
+    # of them: the four writes become one task the three call; the program reads back whole.
+    opening = "bus_write wb 0x3 0x83\nbus_write wb 0x0 0x1\nbus_write wb 0x1 0x0\nbus_write wb 0x3 0x3\n"
+    text = "".join(f"reset\n{opening}random 5 {seed:#x}\n" for seed in (1, 2, 3))
+    text += "reset\nbus_write wb 0x3 0x83\nbus_write wb 0x0 0x1\nhold 4\n"
+    t = _target()
+    program = parse_program(text)
+    tb = render_testbench(t, program)
+    assert tb.count("task automatic bw_setup_1();") == 1
+    assert "bw_setup_2" not in tb  # two shared writes are not worth a task
+    calls = [line.strip() for line in tb.splitlines() if line.strip() == "bw_setup_1();"]
+    assert len(calls) == 3
+    assert tb.count("wb_write(2'h0, 32'h00000001, 4'hf);") == 2  # in the task, and in the fourth program
+    assert parse_testbench(tb, t) == canonical_program(program)
+    assert parse_testbench(tb.replace("task automatic bw_setup_1();", "task automatic bw_setup_9();"), t) is None
+
+
+@pytest.mark.simulator_required
+def test_a_shared_opening_covers_what_the_repeated_statements_cover(tmp_path: Path) -> None:
+    design = load_design(DATA / "byte_lanes")
+    t, _ = make_target(design, read_interface(design), "heuristic")
+    opening = "bus_write wb 0x0 0x11\nbus_write wb 0x1 0x21\nbus_write wb 0x2 0x42\nbus_write wb 0x3 0x84\nbus_read wb 0x2\n"
+    program = parse_program("".join(f"reset\n{opening}random 20 {seed:#x}\n" for seed in (5, 6)))
+    shared = render_testbench(t, program)
+    assert "bw_setup_1();" in shared
+    head, rest = shared.split(BEGIN_MARK)
+    calls = "\n".join(f"    {op_sv(t, o)}" for o in program.ops)
+    repeated = f"{head}{BEGIN_MARK}\n{calls}\n    {END_MARK}{rest.split(END_MARK)[1]}"
+
+    def covered(tb: str, run: str) -> tuple[int, ...]:
+        result = evaluate_sv(design, tb, run_dir=tmp_path / run)
+        assert result.status.value == "ok", result.detail
+        assert result.coverage is not None
+        return tuple(m.covered for m in result.coverage.metrics.values())
+
+    assert covered(shared, "shared") == covered(repeated, "repeated")
