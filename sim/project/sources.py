@@ -18,6 +18,7 @@ from sim.errors import DesignError
 from sim.project import hdl_scan
 from sim.project.filelist import FileList, read_filelist
 from sim.project.fusesoc_core import CoreInfo, design_target, find_core
+from sim.project.fusesoc_deps import Dependencies, repository_cores, resolve
 from sim.project.infer import TESTBENCH_DIRS
 from sim.run.cache import cache_root
 
@@ -141,8 +142,9 @@ def _finish(root: Path, name: str, files: list[Path], headers: list[Path], inclu
 def gather_folder(root: Path, top: str = "") -> Sources:
     """Sources of a folder: its one top-level `.f` filelist, else its FuseSoC core, else every `.v`/`.sv`.
 
-    A core's design target gives the files, include dirs, defines and toplevel when it
-    needs no other core and holds `top` (when one is asked for); otherwise the folder is
+    A core's design target gives the files, include dirs, defines and toplevel when the cores
+    it depends on are in the repository (`fusesoc_deps`; theirs come first) and it holds `top`
+    (when one is asked for); otherwise the folder is
     searched, still with the core's toplevel, include dirs and defines. Files in testbench
     folders such as `tb/` and in backup folders are left out of the search.
 
@@ -160,19 +162,23 @@ def gather_folder(root: Path, top: str = "") -> Sources:
     target = design_target(core) if core is not None else None
     if core is not None and target is not None:
         where = f"core {core.path.name} (target {target.name})"
-        missing = [f for f in target.files if not f.is_file()]
-        if target.depends:
-            notes.append(f"{where} depends on cores not in this folder ({', '.join(target.depends[:4])}): "
+        deps = resolve(target, repository_cores(root)) if target.depends else Dependencies()
+        missing = [f for f in (*deps.files, *target.files) if not f.is_file()]
+        if deps.unresolved:
+            notes.append(f"{where} depends on cores not in this folder ({', '.join(deps.unresolved[:4])}): "
                          "the folder's files are parsed instead")
         elif missing:
             notes.append(f"{where} lists missing files ({', '.join(f.name for f in missing[:4])}): "
                          "the folder's files are parsed instead")
-        elif top and not any(top in hdl_scan.scan(read_text(f)).modules for f in target.files):
+        elif top and not any(top in hdl_scan.scan(read_text(f)).modules for f in (*deps.files, *target.files)):
             notes.append(f"{where} describes {target.toplevel}; {top} is not among its files: the folder's "
                          "files are parsed instead")
         else:
-            return _finish(root, root.name, list(target.files), [*headers, *target.include_files],
-                           list(target.include_dirs), list(target.defines), where, notes,
+            if deps.cores:
+                where += f" with the cores it depends on ({', '.join(deps.cores)})"
+            return _finish(root, root.name, [*deps.files, *target.files],
+                           [*headers, *deps.include_files, *target.include_files],
+                           [*deps.include_dirs, *target.include_dirs], [*deps.defines, *target.defines], where, notes,
                            suggested_top=target.toplevel, core=core)
     elif core is not None:
         notes.append(f"{core.path.name} names no design toplevel (only simulation targets, or none)")

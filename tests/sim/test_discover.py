@@ -214,3 +214,38 @@ def test_a_module_defined_twice_opens_and_says_which_file_it_used(tmp_path: Path
     (repo / "rtl" / "sd_top.v").write_text(top.replace("endmodule", "  sd_extra u_extra ();\nendmodule"))
     with pytest.raises(DesignError, match="no whole file can be left out"):
         infer(gather_folder(repo, ""), "sd_top")
+
+
+def test_a_core_that_depends_on_cores_of_the_same_repository_gets_their_files_and_defines(tmp_path: Path) -> None:
+    """FuseSoC cores of one repository: the top's core depends on a leaf core in a subfolder
+    (`>=::leaf:1.0`; the leaf is 1.2) that sets a define; the leaf's files come first, its
+    define applies, and a stale copy of the leaf elsewhere in the repository is not parsed.
+    A dependency no core of the repository provides falls back to parsing the folder."""
+    repo = tmp_path / "soc"
+    (repo / "leaf").mkdir(parents=True)
+    (repo / "old").mkdir()
+    (repo / "soc.core").write_text(
+        "CAPI=2:\nname: ::soc:1.0\nfilesets:\n  rtl:\n    files: [top.v]\n    file_type: verilogSource\n"
+        "    depend: ['>=::leaf:1.0']\ntargets:\n  default:\n    filesets: [rtl]\n    toplevel: top\n")
+    (repo / "leaf" / "leaf.core").write_text(
+        "CAPI=2:\nname: ::leaf:1.2\nfilesets:\n  rtl:\n    files: [leaf.v]\n    file_type: verilogSource\n"
+        "targets:\n  default:\n    filesets: [rtl]\n    parameters: [LEAF_W]\n"
+        "parameters:\n  LEAF_W:\n    datatype: int\n    default: 4\n    paramtype: vlogdefine\n")
+    (repo / "leaf" / "leaf.v").write_text(
+        "module leaf (input logic clk, input logic [`LEAF_W-1:0] d, output logic [`LEAF_W-1:0] q);\n"
+        "  always_ff @(posedge clk) q <= d;\nendmodule\n")
+    (repo / "old" / "leaf_v0.v").write_text("module leaf (input logic clk); endmodule\n")
+    (repo / "top.v").write_text("module top (input logic clk, input logic [3:0] d, output logic [3:0] q);\n"
+                                "  leaf u_leaf (.clk(clk), .d(d), .q(q));\nendmodule\n")
+    sources = gather_folder(repo, "")
+    assert rel(list(sources.files), repo) == ["leaf/leaf.v", "top.v"]
+    assert "LEAF_W=4" in sources.defines
+    assert "the cores it depends on (::leaf:1.2)" in sources.origin
+    design = infer(sources).design
+    assert design.top == "top"
+    assert rel(design.rtl, repo) == ["leaf/leaf.v", "top.v"]
+    # A dependency on a core the repository does not hold: the folder is parsed instead, and said so.
+    (repo / "soc.core").write_text((repo / "soc.core").read_text().replace("['>=::leaf:1.0']",
+                                                                           "['>=::leaf:1.0', 'acme:ip:dma']"))
+    fallback = gather_folder(repo, "")
+    assert any("depends on cores not in this folder (acme:ip:dma:0)" in n for n in fallback.notes), fallback.notes
