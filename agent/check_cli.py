@@ -61,7 +61,7 @@ def rerecord(design: Design, tb_text: str, options: SimOptions = SimOptions()) -
     values = chk.parse_signatures(rec.log_tail, len(old.expected), len(old.outputs))
     if values is None:
         raise SimError(f"the recording run ended {rec.status.value} without signatures: {rec.detail}")
-    new = chk.swap(tb_text, target, old, replace(old, expected=values))
+    new = chk.swap(tb_text, target, old, replace(old, expected=values, reads=chk.parse_reads(rec.log_tail)))
     if new is None:  # the block was found a moment ago
         raise SimError("the testbench's check block could not be replaced")
     return new

@@ -516,7 +516,7 @@ def with_checks(
     values = chk.parse_signatures(rec.log_tail, phases, len(plan.outputs)) if rec.status == Status.OK else None
     if values is None:
         return render(None), rec, f"no checks: the recording run ended {rec.status.value} without signatures"
-    return render(replace(plan, expected=values)), rec, ""
+    return render(replace(plan, expected=values, reads=chk.parse_reads(rec.log_tail))), rec, ""
 
 
 def _cocotb(target: Target, program: Program) -> str:

@@ -440,6 +440,8 @@ def render_testbench(t: Target, program: Program, *, title: str = "", notes: Seq
     init = " ".join(_init(_restricted(t, used)))
     done = [f"  bw_check({count - 1}); bw_checks_done();"] if checks else []
     shared, body_lines = share_openings(body_lines)
+    if checks is not None:
+        body_lines, checks = chk.checked_reads(t, body_lines, checks)
     body = [*shared, "initial begin", f"  {init}", f"  {BEGIN_MARK}", *body_lines, f"  {END_MARK}", *done,
             "  $finish;", "end"]
     header = [f"// Testbench for {t.layout.top}: {title or 'a stimulus program found by the Benchwright engine'}",

@@ -39,8 +39,13 @@ def bus_body(t: Target, b: Iface) -> list[str]:
     """
     clk, r = clock_of(t), b.port
     aw, sw = max(1, b.addr_bits), max(1, b.data_bits // 8)
-    wait_ready = (f"  bw_got = 1'b0; for (int bw_t = 0; bw_t < {TIMEOUT} && !bw_got; bw_t++) begin "
-                  f"@(posedge {clk}); bw_got = {r('hreadyout')}; @(negedge {clk}); end")
+    def wait_ready(sample: str = "") -> str:
+        return (f"  bw_got = 1'b0; for (int bw_t = 0; bw_t < {TIMEOUT} && !bw_got; bw_t++) begin "
+                f"@(posedge {clk}); bw_got = {r('hreadyout')};{sample} @(negedge {clk}); end")
+
+    # the read data is taken at the edge that ends the data phase
+    got = f" bw_{b.name}_got = {r('rdata')};" if r("rdata") else ""
+    read = f" if (bw_got && !bw_w){got}" if got else ""
     lanes = (f"  if (bw_s != '1 && $onehot(bw_s)) for (int bw_b = 0; bw_b < {sw}; bw_b++) "
              f"if (bw_s[bw_b]) begin bw_z = 3'd0; bw_ad = (bw_a & ~{aw}'({sw - 1})) | {aw}'(bw_b); end")
     address = assigns([(r("hsel"), "1'b1"), (r("htrans"), NONSEQ), (r("addr"), "bw_ad"), (r("hwrite"), "bw_w"),
@@ -52,10 +57,10 @@ def bus_body(t: Target, b: Iface) -> list[str]:
         f"  bw_z = 3'd{size_code(b.data_bits)}; bw_ad = bw_a;",
         *([lanes] if sw > 1 else []),
         f"  {address}",
-        wait_ready,
+        wait_ready(),
         "  // the data phase: the write data, and no next transfer",
         "  " + assigns([(r("htrans"), IDLE), (r("wdata"), "bw_d")]),
-        wait_ready,
+        wait_ready(read),
         "  " + assigns([(r("hsel"), "1'b0"), (r("hwrite"), "1'b0")]),
     ]
 

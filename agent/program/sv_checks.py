@@ -9,6 +9,12 @@ the new signature, the time); the run ends with a `BW-CHECKS` summary and, on a 
 testbench in record mode: instead of comparing, it prints one `BW-SIG` line per phase when it
 finishes (`parse_signatures` reads them back).
 
+Reads: each plain bus read of the program's top level (not in a loop or a repeat) also gets the
+data it returned beside its call (`wb_read_is(3'h2, 4, 32'h00000041)`: read number 4 must
+return 0x41); a read that returned X is kept with `'x` and not compared. A difference prints
+the read, the address, what came back and what the recording had. The recording run prints
+every read's data in one `BW-READS` line when it finishes (`parse_reads`).
+
 Left out, each with its reason: outputs that are unpacked arrays, and every output of a design
 without a clock (there is no edge to sample on).
 """
@@ -16,7 +22,7 @@ without a clock (there is no edge to sample on).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent.program.sv_common import clock_of, hexlit
 from agent.program.target import Target
@@ -34,6 +40,19 @@ SUMMARY_TAG = "BW-CHECKS"
 MAX_PHASES = 40
 """Most phases a testbench records (their lines must all be in the log's last lines)."""
 
+READS_TAG = "BW-READS"
+"""The log line of a recording with every checked read's data: `BW-READS <hex or x> ...`."""
+
+MAX_READS = 128
+"""Most reads a testbench checks one by one (the rest are covered by the output signatures)."""
+
+MAX_READ_BITS = 64
+"""Widest bus whose reads are checked one by one."""
+
+_READ_LINE = re.compile(r"^(\s*)(\w+)_read\(([^,()]+)\);$")
+_READ_IS = re.compile(r"(\w+)_read_is\(([^,()]+), (\d+), ([^()]*?)\);(?:  //[^\n]*)?")
+_READ_REC = re.compile(r"(\w+)_read_rec\(([^,()]+), (\d+)\);")
+
 
 @dataclass(frozen=True)
 class Checks:
@@ -45,6 +64,10 @@ class Checks:
     """Per phase, the recorded signature of each output; () renders the recording form."""
     left_out: tuple[tuple[str, str], ...] = ()
     """(output, why it is not checked)."""
+    reads: tuple[int | None, ...] = ()
+    """Per checked read, in testbench order, the data it returned in the recorded run (None: X)."""
+    read_buses: tuple[str, ...] = ()
+    """Buses whose reads are checked (their `_read_is`/`_read_rec` tasks are declared)."""
 
     @property
     def recording(self) -> bool:
@@ -89,7 +112,11 @@ def lines(t: Target, checks: Checks, phases: int) -> list[str]:
         "endfunction",
         f"always @(posedge {clock_of(t)}) begin {fold} end",
     ]
+    out += _read_tasks(t, checks)
     if checks.recording:
+        r = len(checks.reads)
+        reads = [f'  $write("{READS_TAG}"); for (int bw_k = 0; bw_k < {r}; bw_k++) if (bw_read_x[bw_k]) $write(" x"); '
+                 'else $write(" %h", bw_read_got[bw_k]); $write("\\n");'] if r else []
         return [
             *out,
             f"int unsigned bw_rec [{p}][{n}];",
@@ -97,6 +124,7 @@ def lines(t: Target, checks: Checks, phases: int) -> list[str]:
             f"  for (int bw_i = 0; bw_i < {n}; bw_i++) begin bw_rec[bw_ph][bw_i] = bw_sig[bw_i]; bw_sig[bw_i] = 0; end",
             "endtask",
             "task automatic bw_checks_done();",
+            *reads,
             f'  for (int bw_k = 0; bw_k < {p}; bw_k++) begin $write("{SIG_TAG} %0d", bw_k); '
             f'for (int bw_i = 0; bw_i < {n}; bw_i++) $write(" %h", bw_rec[bw_k][bw_i]); $write("\\n"); end',
             "endtask",
@@ -125,6 +153,73 @@ def lines(t: Target, checks: Checks, phases: int) -> list[str]:
     ]
 
 
+def _read_tasks(t: Target, checks: Checks) -> list[str]:
+    """`<bus>_read_rec(addr, k)` (recording) or `<bus>_read_is(addr, k, expected)` for each bus with checked reads."""
+    count = len(checks.reads)
+    if not count:
+        return []
+    out = [f"logic [{MAX_READ_BITS - 1}:0] bw_read_got [{count}]; bit bw_read_x [{count}];"] if checks.recording else []
+    for name in checks.read_buses:
+        bus = t.interfaces.named(name)
+        aw, dw, got = max(1, bus.addr_bits), max(1, bus.data_bits), f"bw_{name}_got"
+        if checks.recording:
+            out.append(f"task automatic {name}_read_rec(input logic [{aw - 1}:0] bw_a, input int bw_k); "
+                       f"{name}_read(bw_a); bw_read_got[bw_k] = {MAX_READ_BITS}'({got}); "
+                       f"bw_read_x[bw_k] = $isunknown({got}); endtask")
+            continue
+        out += [
+            f"task automatic {name}_read_is(input logic [{aw - 1}:0] bw_a, input int bw_k, input logic [{dw - 1}:0] bw_e);",
+            f"  {name}_read(bw_a);",
+            "  if ($isunknown(bw_e)) return;  // X in the recorded run: not compared",
+            "  bw_checks++;",
+            f"  if ({got} !== bw_e) begin bw_mismatches++; $display(\"{MISMATCH_TAG} read %0d: {name}_read(%h) returned "
+            f"%h, the recorded run %h, at %0t\", bw_k + 1, bw_a, {got}, bw_e, $time); end",
+            "endtask",
+        ]
+    return out
+
+
+def checked_reads(t: Target, body: list[str], checks: Checks) -> tuple[list[str], Checks]:
+    """`body` with its top-level plain bus reads as checked calls, and `checks` with the reads' count and buses.
+
+    Reads inside a `repeat` block or a shared opening's task run more than once and keep
+    their plain call (the output signatures cover them); so do reads past `MAX_READS`.
+    In recording form each read's data is kept (`_read_rec`); in checking form it is
+    compared with `checks.reads` (`_read_is`, `'x` where the recording saw X).
+    """
+    buses = {b.name: b for b in t.interfaces.buses if b.port("rdata") and b.data_bits <= MAX_READ_BITS}
+    out: list[str] = []
+    used: list[str] = []
+    depth = k = 0
+    for line in body:
+        m = _READ_LINE.match(line)
+        if depth == 0 and m and m.group(2) in buses and k < MAX_READS:
+            indent, name, addr = m.groups()
+            if checks.recording:
+                out.append(f"{indent}{name}_read_rec({addr}, {k});")
+            else:
+                value = checks.reads[k] if k < len(checks.reads) else None
+                expected = hexlit(max(1, buses[name].data_bits), value) if value is not None else "'x"
+                out.append(f"{indent}{name}_read_is({addr}, {k}, {expected});")
+            used.append(name)
+            k += 1
+            continue
+        text = line.strip()
+        depth += text.endswith("begin") - (text == "end")
+        out.append(line)
+    reads = checks.reads[:k] if not checks.recording else (None,) * k
+    return out, replace(checks, reads=tuple(reads) + (None,) * (k - len(reads)),
+                        read_buses=tuple(dict.fromkeys(used)))
+
+
+def parse_reads(log: str) -> tuple[int | None, ...]:
+    """Each checked read's recorded data (None for X) from a recording run's log (() without reads)."""
+    for line in reversed(log.splitlines()):
+        if line.strip().startswith(READS_TAG):
+            return tuple(None if v == "x" else int(v, 16) for v in line.strip().split()[1:])
+    return ()
+
+
 def read_checks(tb_text: str) -> Checks | None:
     """The checks a testbench carries (its outputs and recorded signatures), or None when it has none."""
     names = re.search(r"string bw_out_names \[\d+\] = '\{(.*)\};", tb_text)
@@ -136,7 +231,16 @@ def read_checks(tb_text: str) -> Checks | None:
                      for row in re.findall(r"'\{([^{}]*)\}", rows.group(1)))
     if not expected or any(len(row) != len(outputs) for row in expected):
         return None
-    return Checks(outputs, expected)
+    reads: dict[int, int | None] = {}
+    buses: list[str] = []
+    for m in _READ_IS.finditer(tb_text):
+        name, _addr, k, value = m.groups()
+        reads[int(k)] = None if value.strip() == "'x" else int(value.split("'h", 1)[-1], 16)
+        buses.append(name)
+    if sorted(reads) != list(range(len(reads))):
+        return None
+    return Checks(outputs, expected, reads=tuple(reads[k] for k in range(len(reads))),
+                  read_buses=tuple(dict.fromkeys(buses)))
 
 
 def swap(tb_text: str, t: Target, old: Checks, new: Checks) -> str | None:
@@ -145,7 +249,17 @@ def swap(tb_text: str, t: Target, old: Checks, new: Checks) -> str | None:
     block = "\n".join(f"  {line}" for line in lines(t, old, count))
     if block not in tb_text:
         return None
-    return tb_text.replace(block, "\n".join(f"  {line}" for line in lines(t, new, count)), 1)
+    text = tb_text.replace(block, "\n".join(f"  {line}" for line in lines(t, new, count)), 1)
+
+    def call(m: re.Match[str]) -> str:  # one read's call in `new`'s form
+        name, addr, k = m.group(1), m.group(2), int(m.group(3))
+        if new.recording:
+            return f"{name}_read_rec({addr}, {k});"
+        value = new.reads[k] if k < len(new.reads) else None
+        expected = hexlit(max(1, t.interfaces.named(name).data_bits), value) if value is not None else "'x"
+        return f"{name}_read_is({addr}, {k}, {expected});"
+
+    return _READ_REC.sub(call, _READ_IS.sub(call, text))
 
 
 def mismatched_outputs(log: str) -> dict[str, str]:

@@ -74,7 +74,13 @@ def bus_tasks(t: Target, bus: Iface, *, listed: bool = True) -> list[str]:
     if listed and len(regs) >= MIN_SWEEP:
         values = ", ".join(hexlit(aw, a) for a in regs)
         lines.append(f"localparam logic [{aw - 1}:0] {sweep_name(bus)} [{len(regs)}] = '{{{values}}};")
-    return [f"task automatic {name}_xfer(input bit bw_w, {head});", *body, "endtask", *lines]
+    got = [f"logic [{dw - 1}:0] bw_{name}_got;  // the last read's data"] if bus.port("rdata") else []
+    return [*got, f"task automatic {name}_xfer(input bit bw_w, {head});", *body, "endtask", *lines]
+
+
+def got_read(bus: Iface) -> str:
+    """The statement keeping a read's data in `bw_<bus>_got` (what checked reads compare; '' without read data)."""
+    return f" bw_{bus.name}_got = {bus.port('rdata')};" if bus.port("rdata") else ""
 
 
 def _pipelined(bus: Iface) -> bool:
@@ -132,7 +138,7 @@ def _wishbone(t: Target, b: Iface) -> list[str]:
         f"  {start}",
         "  bw_got = 1'b0; bw_acc = 1'b0;",
         f"  for (int bw_t = 0; bw_t < {TIMEOUT} && !bw_got; bw_t++) begin",
-        f"    @(posedge {clk}); {accept}if ({r('ack')}) bw_got = 1'b1;",
+        f"    @(posedge {clk}); {accept}if ({r('ack')}) begin bw_got = 1'b1;{got_read(b)} end",
         f"    @(negedge {clk});{drop}",
         "  end",
         "  " + assigns([(r("cyc"), "1'b0"), (r("stb"), "1'b0"), (r("we"), "1'b0")]),
@@ -164,7 +170,7 @@ def _axil(t: Target, b: Iface) -> list[str]:
         f"    if (bw_w) begin if ({r('awvalid')} && {r('awready')}) bw_aw = 1'b1;"
         f" if ({r('wvalid')} && {r('wready')}) bw_wd = 1'b1; if ({r('bvalid')} && {r('bready')}) bw_done = 1'b1; end",
         f"    else begin if ({r('arvalid')} && {r('arready')}) bw_aw = 1'b1;"
-        f" if ({r('rvalid')} && {r('rready')}) bw_done = 1'b1; end",
+        f" if ({r('rvalid')} && {r('rready')}) begin bw_done = 1'b1;{got_read(b)} end end",
         f"    @(negedge {clk});",
         f"    if (bw_w && bw_aw) {r('awvalid')} = 1'b0; if (bw_w && bw_wd) {r('wvalid')} = 1'b0;"
         f" if (!bw_w && bw_aw) {r('arvalid')} = 1'b0;",
@@ -183,6 +189,7 @@ def _apb(t: Target, b: Iface) -> list[str]:
                       (r("wdata"), "bw_d"), (r("strb"), f"{port_bits(t, r('strb'))}'(bw_s)" if r("strb") else "")]),
         f"  bw_step(1); {r('enable')} = 1'b1; bw_done = 1'b0;",
         f"  for (int bw_t = 0; bw_t < {TIMEOUT} && !bw_done; bw_t++) begin @(posedge {clk}); bw_done = {ready}; "
+        + (f"if (bw_done && !bw_w){got_read(b)} " if got_read(b) else "") +
         f"@(negedge {clk}); end",
         "  " + assigns([(r("sel"), "1'b0"), (r("enable"), "1'b0"), (r("write"), "1'b0")]),
     ]

@@ -14,7 +14,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from sim.run.cache import BUILD_DIR_PLACEHOLDER, build_key, locked
+from sim.run.cache import (
+    BUILD_DIR_PLACEHOLDER,
+    build_key,
+    locked,
+    max_cache_bytes,
+    prune_builds,
+    record_build,
+    touch_build,
+)
 from sim.run.commands import LENIENT_WARNINGS, BuildSpec, check_seed, coverage_args
 from sim.run.evaluate import SimOptions, builds_dir, observe, sandbox_for
 from sim.run.messages import parse_messages
@@ -158,7 +166,11 @@ def evaluate_cocotb(design: Design, test_module: str, files: Mapping[str, str] |
                 return SimResult(status=Status.TIMEOUT if timed_out else Status.COMPILE_ERROR,
                                  messages=tuple(parse_messages(text)), build_s=build_s, log_tail=tail,
                                  detail="cocotb DUT build failed")
-            (bdir / "ok").write_text("")
+            record_build(bdir)
+        else:
+            touch_build(bdir)
+    if not cached:
+        prune_builds(builds, max_cache_bytes(), keep=bdir)
     work = run_dir or Path(tempfile.mkdtemp(prefix="bw-cocotb-"))
     work.mkdir(parents=True, exist_ok=True)
     try:

@@ -20,7 +20,16 @@ from pathlib import Path
 
 from sim.errors import CoverageParseError
 from sim.run import coverage as cov
-from sim.run.cache import BUILD_DIR_PLACEHOLDER, build_key, cache_root, locked
+from sim.run.cache import (
+    BUILD_DIR_PLACEHOLDER,
+    build_key,
+    cache_root,
+    locked,
+    max_cache_bytes,
+    prune_builds,
+    record_build,
+    touch_build,
+)
 from sim.run.commands import (
     DEFAULT_SEED,
     BuildSpec,
@@ -467,6 +476,7 @@ def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options:
         exe = bdir / "obj" / EXE_NAME
         with locked(builds / "locks" / f"{key}.lock"):
             if (bdir / "ok").is_file() and exe.is_file():
+                touch_build(bdir)
                 return BuiltTestbench(design, options, exe, bdir, metrics, tool, 0.0, True, notes, tuple(cmds[0]))
             # A build that was killed (cancelled, timed out) leaves half-written objects
             # that make would trust; always start an unfinished key from scratch
@@ -490,9 +500,15 @@ def build(design: Design, tb_files: Sequence[Path], top: str | None, *, options:
                                    sandbox=sandbox)
             took = time.monotonic() - start
             if results[-1].ok and exe.is_file():
-                (bdir / "ok").write_text("")
-                return BuiltTestbench(design, options, exe, bdir, metrics, tool, took, False, notes, tuple(cmds[0]))
+                record_build(bdir)
+                built = BuiltTestbench(design, options, exe, bdir, metrics, tool, took, False, notes, tuple(cmds[0]))
+            else:
+                built = None
             limit_note = results[-1].limit_note
+        if built is not None:
+            # Outside the key's lock: pruning takes each victim's lock in turn.
+            prune_builds(builds, max_cache_bytes(), keep=bdir)
+            return built
         text = read_tail(log, lines=400, max_bytes=1 << 20)
         if _is_internal_error(text) and "expr" in metrics and not limit_note:
             # (Under a lowered inherited limit a crash is the limit's doing, not expr coverage's.)

@@ -278,3 +278,34 @@ def test_waiver_file_in_design_folder_is_applied_and_listed(tmp_path: Path) -> N
     assert broken.status is Status.COVERAGE_ERROR
     assert "waiver file" in broken.detail
     assert ":1:" in broken.detail
+
+
+def test_the_build_cache_stays_under_its_bound_least_recently_used_first(
+        design, options: SimOptions, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    # Three testbenches, each its own build; with a bound of two and a half builds, building the
+    # third removes the least recently used one (the first was used again, so the second goes).
+    from sim.run.cache import MAX_SIZE_ENV, SIZE_FILE
+
+    tbs = [GOOD_TB.replace("repeat (40) @(negedge clk);\n    ped_req = 1;",
+                           f"repeat ({40 + k}) @(negedge clk);\n    ped_req = 1;", 1) for k in range(3)]
+    first = evaluate_sv(design, tbs[0], options=options)
+    second = evaluate_sv(design, tbs[1], options=options)
+    builds = sorted(p.parent for p in (options.cache_dir or Path()).glob("*/ok"))
+    assert len(builds) == 2
+    one = int((builds[0] / SIZE_FILE).read_text())
+    assert one > 0
+    time.sleep(0.05)
+    again = evaluate_sv(design, tbs[0], options=options)  # the first build is used again: now the newest
+    assert again.cached
+    monkeypatch.setenv(MAX_SIZE_ENV, str(2.5 * one / (1 << 30)))
+    evaluate_sv(design, tbs[2], options=options)
+    left = sorted(p.parent.name for p in (options.cache_dir or Path()).glob("*/ok"))
+    assert len(left) == 2
+    assert evaluate_sv(design, tbs[0], options=options).cached  # kept: used recently
+    assert not evaluate_sv(design, tbs[1], options=options).cached  # removed: rebuilt
+    assert first.overall == again.overall
+    assert second.status is Status.OK
+    # An unreadable bound keeps the default rather than emptying the cache.
+    monkeypatch.setenv(MAX_SIZE_ENV, "ten")
+    from sim.run.cache import DEFAULT_MAX_GB, max_cache_bytes
+    assert max_cache_bytes() == int(DEFAULT_MAX_GB * (1 << 30))
