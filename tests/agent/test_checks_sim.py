@@ -138,3 +138,52 @@ def test_protocol_checkers_report_the_handshake_rules_a_design_breaks(tmp_path: 
     data = json.loads(capsys.readouterr().out)
     assert any(f["rule"].startswith("m_data/m_last changed") for f in data["findings"])
     assert "## Findings" in (out / "report.md").read_text()
+
+
+def test_each_top_level_read_carries_its_recorded_data_and_a_changed_read_names_itself(
+        design_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Reads of the program's top level are written with the data they returned in the recorded
+    # run (`ahb_read_is(addr, k, expected)`); an RTL edit that changes what one register reads
+    # back fails that read by number, address, got and expected; `check --accept` records the
+    # new data into the same calls, and the testbench reads back as the same program.
+    from agent.heuristic.engine import make_target, with_checks
+    from agent.program.sv import render_testbench
+    from agent.program.sv_read import parse_testbench
+    from agent.program.text import parse_program
+    from sim.analysis.interface import read_interface
+    from sim.run.evaluate import SimOptions
+
+    design = load_design(design_copy)
+    target, _hints = make_target(design, read_interface(design), "heuristic")
+    program = parse_program("reset\nbus_write ahb 0x4 0x12345678\nbus_write ahb 0x8 0xcafe\nbus_read ahb 0x4\n"
+                            "bus_read ahb 0x8\nrepeat 2 {\n  bus_read ahb 0x4\n}\nhold 4\n")
+
+    def render(checks):  # type: ignore[no-untyped-def]
+        return render_testbench(target, program, phases=((0, "one phase"),), checks=checks)
+
+    tb, rec, note = with_checks(design, render, target, 1, SimOptions())
+    assert not note, note
+    assert rec is not None
+    assert "ahb_read_is(8'h04, 0, 32'h12345678);" in tb
+    assert "ahb_read_is(8'h08, 1, 32'h0000cafe);" in tb
+    assert tb.count("_read_is(8'h") == 2  # the read inside `repeat` stays a plain call
+    assert parse_testbench(tb, target) is not None
+    kept = tmp_path / "tb_ahb_regs.sv"
+    kept.write_text(tb)
+    assert check_main([str(design_copy), "--tb", str(kept)]) == 0
+    capsys.readouterr()
+    # Register 2 (0x8) now reads back inverted.
+    rtl = design_copy / "rtl" / "ahb_regs.sv"
+    rtl.write_text(rtl.read_text().replace("assign hrdata_o = regs[d_addr[4:2]];",
+                                           "assign hrdata_o = d_addr[4:2] == 3'd2 ? ~regs[2] : regs[d_addr[4:2]];"))
+    assert check_main([str(design_copy), "--tb", str(kept), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    text = json.dumps(report)
+    assert "read 2: ahb_read(08) returned ffff3501, the recorded run 0000cafe" in text, text
+    assert check_main([str(design_copy), "--tb", str(kept), "--accept"]) == 0
+    accepted = kept.read_text()
+    assert "ahb_read_is(8'h08, 1, 32'hffff3501);" in accepted
+    assert "ahb_read_is(8'h04, 0, 32'h12345678);" in accepted
+    assert parse_testbench(accepted, target) == parse_testbench(tb, target)
+    capsys.readouterr()
+    assert check_main([str(design_copy), "--tb", str(kept)]) == 0
