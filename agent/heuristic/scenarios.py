@@ -538,7 +538,8 @@ def _with_devices(rng: random.Random, t: Target, programs: list[tuple[str, Progr
     """Every scenario again with each device on the lines answering after the first reset.
 
     Alternately a clean device (every transfer acknowledged, no clock stretching) and a rough
-    one (latency 2: stretching and refusals).
+    one (latency 2: stretching and refusals). Then per device two session scenarios (clean,
+    rough): random commands on the other inputs, each held `DEVICE_SESSION` cycles.
     """
     out = []
     for d in (r for r in t.interfaces.responders if r.kind in DEVICE_KINDS):
