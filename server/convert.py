@@ -220,16 +220,18 @@ def lsp_port_diagnostics(messages: Mapping[str, str], lines: Sequence[str], desi
     return out
 
 
-def lsp_check_diagnostics(log: str, lines: Sequence[str], design: str, testbench: Path | None
-                          ) -> list[types.Diagnostic]:
+def lsp_check_diagnostics(log: str, lines: Sequence[str], design: str, testbench: Path | None,
+                          testbench_text: str = "") -> list[types.Diagnostic]:
     """What a run of a kept testbench said about the design, at the ports' declarations in one RTL file.
 
-    Failed checks (the design changed behaviour since the recording) and protocol rules the
-    design broke while the testbench ran (findings).
+    Failed checks (the design changed behaviour since the recording; a failed read at its bus's
+    data port, before that port's signature) and protocol rules the design broke while the
+    testbench ran (findings).
     """
     tb = f" {testbench.name}" if testbench else ""
+    why_by_port = {**chk.mismatched_outputs(log), **chk.mismatched_reads(log, testbench_text)}
     failed = {name: f"Check failed: {why}. The testbench{tb} recorded another behaviour; if the change is "
-                    "intended, accept the new behaviour." for name, why in chk.mismatched_outputs(log).items()}
+                    "intended, accept the new behaviour." for name, why in why_by_port.items()}
     broken = {f.port: f"Protocol rule broken on {f.interface}: {f.rule} (first at {f.first_ns} ns, {f.count} times)"
               for f in reversed(mon.parse_findings(log))}
     return [*lsp_port_diagnostics(failed, lines, design, p.MISMATCH_CODE),

@@ -346,6 +346,10 @@ def publish_outcome(ls: BenchwrightServer, outcome: Outcome, version: int | None
         result, design=project.design.name, top=project.design.top, root=project.design.root,
         testbench=outcome.testbench_path, version=version, target=outcome.target, metrics=outcome.metrics,
         lcov_path=lcov, testbench_source=outcome.testbench.source if outcome.testbench is not None else ""))
+    tb_text = ""  # the kept testbench names the ports its reads come from
+    if outcome.testbench_path is not None and outcome.testbench_path.suffix in (".sv", ".v"):
+        with contextlib.suppress(OSError):
+            tb_text = outcome.testbench_path.read_text(errors="replace")
     for rtl in project.design.rtl:
         uri = convert.uri_of(rtl)
         doc = ls.workspace.text_documents.get(uri)
@@ -353,7 +357,8 @@ def publish_outcome(ls: BenchwrightServer, outcome: Outcome, version: int | None
             continue
         hints = convert.lsp_hint_diagnostics(result.uncovered, rtl, doc.lines, project.design.name) \
             if settings.coverage.hints else []
-        hints += convert.lsp_check_diagnostics(result.log_tail, doc.lines, project.design.name, outcome.testbench_path)
+        hints += convert.lsp_check_diagnostics(result.log_tail, doc.lines, project.design.name, outcome.testbench_path,
+                                               tb_text)
         mutation = result.extra.get("mutation")
         if isinstance(mutation, MutationReport) and not mutation.error:
             hints += convert.lsp_mutant_diagnostics(mutation.survived, rtl, doc.lines, project.design.name)

@@ -272,6 +272,20 @@ def mismatched_outputs(log: str) -> dict[str, str]:
     return out
 
 
+def mismatched_reads(log: str, tb_text: str) -> dict[str, str]:
+    """Read-data port -> its first failed read (without the tag), from a checking run's log and its testbench.
+
+    The testbench names each bus's data port where its xfer task keeps a read (`bw_<bus>_got = <port>;`).
+    """
+    ports = dict(re.findall(r"bw_(\w+)_got = (\w+);", tb_text))
+    out: dict[str, str] = {}
+    for line in mismatches(log):
+        m = re.match(r"read \d+: (\w+)_read\(", line)
+        if m and m.group(1) in ports:
+            out.setdefault(ports[m.group(1)], line)
+    return out
+
+
 def parse_signatures(log: str, phases: int, outputs: int) -> tuple[tuple[int, ...], ...] | None:
     """The recorded signatures of a recording run's log, or None when a phase's line is missing or malformed."""
     found: dict[int, tuple[int, ...]] = {}

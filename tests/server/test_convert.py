@@ -180,3 +180,12 @@ def test_failed_checks_and_findings_are_warnings_at_the_ports() -> None:
     assert by_code["protocol-finding"].range.start.line == 2
     assert "m_data changed while m_valid && !m_ready (first at 205 ns, 12 times)" in by_code["protocol-finding"].message
     assert lsp_check_diagnostics("nothing", rtl, "m", None) == []
+    # A failed read is said at its bus's data port, which the testbench's xfer task names.
+    rtl = ["module m (", "  input  logic clk,", "  output logic [31:0] hrdata_o", ");", "endmodule"]
+    log = ("BW-MISMATCH phase 1: output hrdata_o differs from the recorded run (signature 1, was 2) at 40\n"
+           "BW-MISMATCH read 2: ahb_read(08) returned ffff3501, the recorded run 0000cafe, at 170\n")
+    (read,) = lsp_check_diagnostics(log, rtl, "m", Path("tb_m.sv"), "  if (bw_got && !bw_w) bw_ahb_got = hrdata_o;")
+    assert read.range.start.line == 2
+    assert "read 2: ahb_read(08) returned ffff3501, the recorded run 0000cafe" in read.message
+    (signature,) = lsp_check_diagnostics(log, rtl, "m", Path("tb_m.sv"))  # without the testbench's text
+    assert "signature 1, was 2" in signature.message
