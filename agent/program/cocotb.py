@@ -54,8 +54,9 @@ METHODS = '''
         """`bus_burst`: `count` transactions on one address (or `step` apart); writes carry `bits` seeded random bits."""
         self.rng.state = seed & MASK32
         aw, dw, _ = BUSES[bus]
-        if step and hasattr(self.driver(bus), "pipe"):  # a pipelined Wishbone: one cycle, as the SV task
-            await self.driver(bus).pipe(write, addr, count, bits, step, aw, dw)
+        driver = self.driver(bus)
+        if step and hasattr(driver, "pipelined") and driver.pipelined:  # one cycle of requests, as the SV task
+            await driver.pipe(write, addr, count, bits, step, aw, dw)
             return
         for i in range(count):
             at = (addr + i * step) & ((1 << aw) - 1)

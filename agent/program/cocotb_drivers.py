@@ -80,6 +80,11 @@ class WishboneMaster:
             await bw.rise()
             await bw.fall()
 
+    @property
+    def pipelined(self):
+        """A pipelined slave (it has a stall output): a consecutive burst is one cycle of requests."""
+        return "stall" in self.roles
+
     async def pipe(self, w, addr, count, bits, step, aw, dw):
         """`count` requests `step` apart back to back in one cycle (a pipelined slave; as the SV `_pipe` task)."""
         bw, r = self.bw, self.roles

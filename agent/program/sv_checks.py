@@ -179,6 +179,17 @@ def _read_tasks(t: Target, checks: Checks) -> list[str]:
     return out
 
 
+def _expected(t: Target, bus: str, reads: tuple[int | None, ...], k: int) -> str:
+    """Read `k`'s recorded data as a literal of the bus's width (`'x` when it was X or was not recorded)."""
+    value = reads[k] if k < len(reads) else None
+    return hexlit(max(1, t.interfaces.named(bus).data_bits), value) if value is not None else "'x"
+
+
+def plain_reads(text: str) -> str:
+    """`text` with each checked read (`_read_is`, `_read_rec`) written as the plain read it checks."""
+    return _READ_REC.sub(r"\1_read(\2);", _READ_IS.sub(r"\1_read(\2);", text))
+
+
 def checked_reads(t: Target, body: list[str], checks: Checks) -> tuple[list[str], Checks]:
     """`body` with its top-level plain bus reads as checked calls, and `checks` with the reads' count and buses.
 
@@ -198,9 +209,7 @@ def checked_reads(t: Target, body: list[str], checks: Checks) -> tuple[list[str]
             if checks.recording:
                 out.append(f"{indent}{name}_read_rec({addr}, {k});")
             else:
-                value = checks.reads[k] if k < len(checks.reads) else None
-                expected = hexlit(max(1, buses[name].data_bits), value) if value is not None else "'x"
-                out.append(f"{indent}{name}_read_is({addr}, {k}, {expected});")
+                out.append(f"{indent}{name}_read_is({addr}, {k}, {_expected(t, name, checks.reads, k)});")
             used.append(name)
             k += 1
             continue
@@ -255,9 +264,7 @@ def swap(tb_text: str, t: Target, old: Checks, new: Checks) -> str | None:
         name, addr, k = m.group(1), m.group(2), int(m.group(3))
         if new.recording:
             return f"{name}_read_rec({addr}, {k});"
-        value = new.reads[k] if k < len(new.reads) else None
-        expected = hexlit(max(1, t.interfaces.named(name).data_bits), value) if value is not None else "'x"
-        return f"{name}_read_is({addr}, {k}, {expected});"
+        return f"{name}_read_is({addr}, {k}, {_expected(t, name, new.reads, k)});"
 
     return _READ_REC.sub(call, _READ_IS.sub(call, text))
 

@@ -14,6 +14,7 @@ from agent.program import sv_ifaces as ifc
 from agent.program.encode import FILL_CODES, PARITY_CODES
 from agent.program.ops import Op, Program, Value
 from agent.program.sv import BEGIN_MARK, END_MARK
+from agent.program.sv_checks import plain_reads
 from agent.program.sv_shared import expand_openings
 from agent.program.target import Target
 
@@ -142,8 +143,7 @@ def parse_testbench(text: str, t: Target) -> Program | None:
     headers: list[Op] = []
     try:
         body = expand_openings(text, body)
-        # A checked read is the read itself (its expected value is no stimulus).
-        body = re.sub(r"(\w+)_read_(?:rec|is)\(([^,()]+), \d+(?:, [^()]*?)?\);(?:  //[^\n]*)?", r"\1_read(\2);", body)
+        body = plain_reads(body)  # a checked read is the read itself (its expected value is no stimulus)
         for raw in body.splitlines():
             line = raw.strip()
             if not line or line.startswith("//") or _CHECK_CALL.fullmatch(line):  # a phase's checks: no stimulus

@@ -461,3 +461,15 @@ def test_spi_flash_device_matches_the_sv_testbench(options: SimOptions, latency:
     assert toggles["done:0->1"] >= 2  # the sequence ran more than once
     assert toggles["match:0->1"] == 1  # what was programmed after the erase reads back
     assert (toggles["prog_error:0->1"] > 0) == (latency > 0)
+
+
+@pytest.mark.simulator_required
+def test_consecutive_bursts_on_a_classic_wishbone_are_single_transactions_in_both(options: SimOptions) -> None:
+    # A classic slave (no stall output) gets one transaction per address, `step` apart, in SV and cocotb alike.
+    text = "reset\nbus_burst wb 0x0 4 seed=5 bits=8 step=1\nbus_burst wb 0x0 4 write=0 step=1\nhold 4\n"
+    sv, cocotb = _run("byte_lanes", text, options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert _toggles(cocotb) == _toggles(sv)
+    assert _toggles(sv)[("byte_lanes.sv", 15, "regs[3][0]:0->1")] + \
+        _toggles(sv)[("byte_lanes.sv", 15, "regs[3][1]:0->1")] > 0  # the fourth register was written
