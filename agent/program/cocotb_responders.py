@@ -218,16 +218,36 @@ class AhbResponder(Responder):
 
 AXI_RESP = '''
 
+def axi_next(addr, size, burst, length, mask):
+    """The address of a burst's next beat (`bw_<n>_next` of the SV process): FIXED, WRAP, else INCR."""
+    inc = (1 << size) & mask
+    span = (inc * (length + 1)) & mask
+    if burst == 0:
+        return addr
+    if burst == 2:
+        return ((addr & ~(span - 1)) | ((addr + inc) & (span - 1))) & mask
+    return ((addr & ~(inc - 1)) + inc) & mask
+
+
 class AxiHandResponder(Responder):
-    """An AXI master's slave, one beat per address (the SV process; for ports AxiRam cannot take)."""
+    """An AXI master's slave, one write and one read burst at a time (the SV process; for ports AxiRam cannot take)."""
 
     def restart(self):
-        self.aw_got = self.w_got = self.ar_got = False
-        self.aw_addr = self.ar_addr = self.w_data = self.w_strb = 0
+        self.aw_got = self.w_done = self.ar_got = False
+        self.aw = [0, 0, max(0, (self.dw // 8).bit_length() - 1), 1, 0]  # address, len, size, burst, id
+        self.ar = list(self.aw)
+        self.w_beat = self.r_beat = 0
+
+    def burst(self, c):
+        """A channel's address, length, size, burst type and ID as the design drives them now."""
+        size = max(0, (self.dw // 8).bit_length() - 1)
+        return [self.high(c + "addr"), self.high(c + "len", 0), self.high(c + "size", size),
+                self.high(c + "burst", 1), self.high(c + "id", 0)]
 
     async def run(self):
         bw, q = self.bw, self.regs
         full = (1 << max(1, self.dw // 8)) - 1
+        mask = (1 << len(bw.dut[self.roles["awaddr"]])) - 1
         while True:
             await bw.rise()
             draw = self.rng.next()
@@ -236,32 +256,47 @@ class AxiHandResponder(Responder):
             for role in ("awready", "wready", "arready"):
                 q[role] = 0
             if old["awready"] and self.high("awvalid"):
-                self.aw_got, self.aw_addr = True, self.high("awaddr")
+                self.aw_got, self.w_beat, self.aw = True, 0, self.burst("aw")
             elif not self.aw_got and self.high("awvalid") and ok:
                 q["awready"] = 1
             if old["wready"] and self.high("wvalid"):
-                self.w_got, self.w_data, self.w_strb = True, self.high("wdata"), self.high("wstrb", full)
-            elif not self.w_got and self.high("wvalid") and ok:
+                if "wdata" in self.roles:
+                    write_bytes(self.words, self.index(self.aw[0]), self.high("wdata"), self.high("wstrb", full), self.dw)
+                if self.high("wlast", 0) or self.w_beat >= self.aw[1]:
+                    self.w_done = True
+                self.aw[0] = axi_next(self.aw[0], self.aw[2], self.aw[3], self.aw[1], mask)
+                self.w_beat += 1
+            elif self.aw_got and not self.w_done and self.high("wvalid") and ok:
                 q["wready"] = 1
             if old["bvalid"] and self.high("bready", 1):
                 q["bvalid"] = 0
-            elif self.aw_got and self.w_got and not old["bvalid"]:
-                write_bytes(self.words, self.index(self.aw_addr), self.w_data, self.w_strb, self.dw)
+            elif self.aw_got and self.w_done and not old["bvalid"] and ok:
                 q["bvalid"] = 1
-                self.aw_got = self.w_got = False
+                if "bid" in q and "awid" in self.roles:
+                    q["bid"] = self.aw[4]
+                if "bresp" in q:
+                    q["bresp"] = 2 if self.latency > 0 and (draw >> 8) % 8 == 0 else 0
+                self.aw_got = self.w_done = False
             if old["arready"] and self.high("arvalid"):
-                self.ar_got, self.ar_addr = True, self.high("araddr")
-            elif not self.ar_got and not old["rvalid"] and self.high("arvalid") and ok:
+                self.ar_got, self.r_beat, self.ar = True, 0, self.burst("ar")
+            elif not self.ar_got and self.high("arvalid") and ok:
                 q["arready"] = 1
             if old["rvalid"] and self.high("rready", 1):
                 q["rvalid"] = 0
-            elif self.ar_got and not old["rvalid"]:
+                if self.r_beat > self.ar[1]:
+                    self.ar_got = False
+            elif self.ar_got and not old["rvalid"] and self.r_beat <= self.ar[1] and ok:
                 if "rdata" in q:
-                    q["rdata"] = self.words[self.index(self.ar_addr)]
+                    q["rdata"] = self.words[self.index(self.ar[0])]
                 if "rlast" in q:
-                    q["rlast"] = 1
+                    q["rlast"] = int(self.r_beat == self.ar[1])
+                if "rid" in q and "arid" in self.roles:
+                    q["rid"] = self.ar[4]
+                if "rresp" in q:
+                    q["rresp"] = 2 if self.latency > 0 and (draw >> 12) % 8 == 0 else 0
                 q["rvalid"] = 1
-                self.ar_got = False
+                self.ar[0] = axi_next(self.ar[0], self.ar[2], self.ar[3], self.ar[1], mask)
+                self.r_beat += 1
             self.drive()
 '''
 """AXI responder mirroring the SV process (the fallback for AxiRam/AxiLiteRam)."""

@@ -465,37 +465,93 @@ def _split_process(t: Target, r: Iface, dw: int) -> list[str]:
     ]
 
 
+def axi_next(n: str, aw: int) -> list[str]:
+    """`bw_<n>_next(a, size, burst, len)`: the address of a burst's next beat (AXI4 A3.4.1).
+
+    FIXED (0) stays, WRAP (2) wraps inside the `(len + 1) << size` bytes that hold it, INCR (1,
+    and the reserved 3) moves to the next `1 << size` boundary.
+    """
+    return [
+        f"function automatic logic [{aw - 1}:0] bw_{n}_next(input logic [{aw - 1}:0] bw_a, input int bw_size, "
+        "input int bw_burst, input int bw_len);",
+        f"  logic [{aw - 1}:0] bw_inc, bw_span;",
+        f"  bw_inc = {aw}'(1) << bw_size; bw_span = bw_inc * {aw}'(bw_len + 1);",
+        "  if (bw_burst == 0) return bw_a;",
+        f"  if (bw_burst == 2) return (bw_a & ~(bw_span - {aw}'(1))) | ((bw_a + bw_inc) & (bw_span - {aw}'(1)));",
+        f"  return (bw_a & ~(bw_inc - {aw}'(1))) + bw_inc;",
+        "endfunction",
+    ]
+
+
 def _axi_process(t: Target, r: Iface, dw: int) -> list[str]:
+    """The slave of an AXI4 (or AXI4-Lite) master: one write and one read burst at a time.
+
+    A write's address is taken first (a slave may wait for AWVALID before WREADY), then one
+    beat per WREADY pulse, each stored at the burst's next address, until WLAST (or the
+    burst's length); the response carries the burst's ID. A read's beats follow its address
+    with RLAST on the last and the ID echoed. Every handshake waits 0..latency random clocks,
+    and with a latency one response in eight is SLVERR.
+    Without AWLEN/AWSIZE/AWBURST (AXI4-Lite) a burst is one beat of the bus's width.
+    """
     n, p = r.name, r.port
     aw = max(1, r.addr_bits)
+    size = max(0, (dw // 8).bit_length() - 1)
     ok = f"(bw_{n}_lat == 0 || bw_{n}_rng % (bw_{n}_lat + 1) == 0)"
-    widx = mem_index(f"bw_{n}_awa", dw)
-    ridx = mem_index(f"bw_{n}_ara", dw)
-    b = {k: f"bw_{p(k)}" for k in ("awready", "wready", "bvalid", "arready", "rvalid", "rdata") if p(k)}
-    last = f" bw_{p('rlast')} <= 1'b1;" if p("rlast") else ""
-    all_ones = "'1"
+    b = {k: f"bw_{p(k)}" for k in ("awready", "wready", "bvalid", "arready", "rvalid", "rdata", "rlast", "bid", "rid")
+         if p(k)}
+
+    def field(role: str, default: str) -> str:
+        return f"int'({p(role)})" if p(role) else default
+
+    def burst(c: str) -> str:  # capture a channel's address, length, size, burst type and ID
+        take = (f"bw_{n}_{c}a = {p(c + 'addr')}; bw_{n}_{c}l = {field(c + 'len', '0')}; "
+                f"bw_{n}_{c}s = {field(c + 'size', str(size))}; bw_{n}_{c}b = {field(c + 'burst', '1')};")
+        return take + (f" bw_{n}_{c}i = {p(c + 'id')};" if p(c + "id") else "")
+
+    ids = " ".join(f"bw_{n}_{c}i;" for c in ("aw", "ar") if p(c + "id"))
+    idw = max(1, port_bits(t, p("awid") or p("arid"))) if (p("awid") or p("arid")) else 1
+    last_w = f"{p('wlast')} || " if p("wlast") else ""
+    # A rough slave (latency > 0) answers one response in eight SLVERR: the master's error paths.
+    bad = f"(bw_{n}_lat > 0 && (bw_{n}_rng >> {{}}) % 8 == 0) ? 2'b10 : 2'b00"
+    bid = (f" {b['bid']} <= bw_{n}_awi;" if "bid" in b and p("awid") else "") + \
+        (f" bw_{p('bresp')} <= {bad.format(8)};" if p("bresp") else "")
+    rid = (f" {b['rid']} <= bw_{n}_ari;" if "rid" in b and p("arid") else "") + \
+        (f" bw_{p('rresp')} <= {bad.format(12)};" if p("rresp") else "")
+    rlast = f" {b['rlast']} <= (bw_{n}_rk == bw_{n}_arl);" if "rlast" in b else ""
+    nxt = f"bw_{n}_next"
+    data = f"{b['rdata']} <= bw_{n}_mem[{mem_index(f'bw_{n}_ara', dw)}]; " if "rdata" in b else ""
+    store = write_bytes(n, mem_index(f"bw_{n}_awa", dw), p("wdata"), p("wstrb"), dw) if p("wdata") else ""
     return [
-        f"logic [{aw - 1}:0] bw_{n}_awa, bw_{n}_ara; logic [{dw - 1}:0] bw_{n}_wd; logic [{max(1, dw // 8) - 1}:0] bw_{n}_ws;",
-        f"bit bw_{n}_awg, bw_{n}_wg, bw_{n}_arg;",
+        *axi_next(n, aw),
+        f"logic [{aw - 1}:0] bw_{n}_awa, bw_{n}_ara; int bw_{n}_awl, bw_{n}_aws, bw_{n}_awb, bw_{n}_arl, bw_{n}_ars, "
+        f"bw_{n}_arb, bw_{n}_wk, bw_{n}_rk;",
+        *([f"logic [{idw - 1}:0] {ids.replace(';', ',').rstrip(',')};"] if ids else []),
+        f"bit bw_{n}_awg, bw_{n}_wdone, bw_{n}_arg;",
         f"always @(posedge {clock_of(t)}) begin",
-        f"  if (!bw_{n}_on) begin bw_{n}_awg = 0; bw_{n}_wg = 0; bw_{n}_arg = 0; "
+        f"  if (!bw_{n}_on) begin bw_{n}_awg = 0; bw_{n}_wdone = 0; bw_{n}_arg = 0; "
         f"{b['awready']} <= 0; {b['wready']} <= 0; {b['bvalid']} <= 0; {b['arready']} <= 0; {b['rvalid']} <= 0; end",
         "  else begin",
         f"    {xorshift(n)}",
         f"    {b['awready']} <= 1'b0; {b['wready']} <= 1'b0; {b['arready']} <= 1'b0;",
-        f"    if ({b['awready']} && {p('awvalid')}) begin bw_{n}_awg = 1; bw_{n}_awa = {p('awaddr')}; end",
+        f"    if ({b['awready']} && {p('awvalid')}) begin bw_{n}_awg = 1; bw_{n}_wk = 0; {burst('aw')} end",
         f"    else if (!bw_{n}_awg && {p('awvalid')} && {ok}) {b['awready']} <= 1'b1;",
-        f"    if ({b['wready']} && {p('wvalid')}) begin bw_{n}_wg = 1; bw_{n}_wd = {p('wdata')}; "
-        f"bw_{n}_ws = {p('wstrb') or all_ones}; end",
-        f"    else if (!bw_{n}_wg && {p('wvalid')} && {ok}) {b['wready']} <= 1'b1;",
+        f"    if ({b['wready']} && {p('wvalid')}) begin",
+        *([f"      {store}"] if store else []),
+        f"      if ({last_w}bw_{n}_wk >= bw_{n}_awl) bw_{n}_wdone = 1;",
+        f"      bw_{n}_awa = {nxt}(bw_{n}_awa, bw_{n}_aws, bw_{n}_awb, bw_{n}_awl); bw_{n}_wk = bw_{n}_wk + 1;",
+        "    end",
+        f"    else if (bw_{n}_awg && !bw_{n}_wdone && {p('wvalid')} && {ok}) {b['wready']} <= 1'b1;",
         f"    if ({b['bvalid']} && {p('bready')}) {b['bvalid']} <= 1'b0;",
-        f"    else if (bw_{n}_awg && bw_{n}_wg && !{b['bvalid']}) begin "
-        f"{write_bytes(n, widx, f'bw_{n}_wd', f'bw_{n}_ws', dw)} {b['bvalid']} <= 1'b1; bw_{n}_awg = 0; bw_{n}_wg = 0; end",
-        f"    if ({b['arready']} && {p('arvalid')}) begin bw_{n}_arg = 1; bw_{n}_ara = {p('araddr')}; end",
-        f"    else if (!bw_{n}_arg && !{b['rvalid']} && {p('arvalid')} && {ok}) {b['arready']} <= 1'b1;",
-        f"    if ({b['rvalid']} && {p('rready')}) {b['rvalid']} <= 1'b0;",
-        f"    else if (bw_{n}_arg && !{b['rvalid']}) begin {b['rdata']} <= bw_{n}_mem[{ridx}]; {b['rvalid']} <= 1'b1;{last} "
-        f"bw_{n}_arg = 0; end",
+        f"    else if (bw_{n}_awg && bw_{n}_wdone && !{b['bvalid']} && {ok}) begin {b['bvalid']} <= 1'b1;{bid} "
+        f"bw_{n}_awg = 0; bw_{n}_wdone = 0; end",
+        f"    if ({b['arready']} && {p('arvalid')}) begin bw_{n}_arg = 1; bw_{n}_rk = 0; {burst('ar')} end",
+        f"    else if (!bw_{n}_arg && {p('arvalid')} && {ok}) {b['arready']} <= 1'b1;",
+        f"    if ({b['rvalid']} && {p('rready')}) begin {b['rvalid']} <= 1'b0; "
+        f"if (bw_{n}_rk > bw_{n}_arl) bw_{n}_arg = 0; end",
+        f"    else if (bw_{n}_arg && !{b['rvalid']} && bw_{n}_rk <= bw_{n}_arl && {ok}) begin",
+        f"      {data}{b['rvalid']} <= 1'b1;{rlast}{rid}",
+        f"      bw_{n}_ara = {nxt}(bw_{n}_ara, bw_{n}_ars, bw_{n}_arb, bw_{n}_arl); bw_{n}_rk = bw_{n}_rk + 1;",
+        "    end",
         "  end",
         "end",
     ]
