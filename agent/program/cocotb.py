@@ -21,7 +21,14 @@ from agent.program.cocotb_lib import CORE, hex_tuple, py_tuple, section
 from agent.program.encode import FILL_CODES, PARITY_CODES, only_mask
 from agent.program.ops import BY_NAME, Op, Program
 from agent.program.sv_ifaces import PATTERN_CODES
-from agent.program.target import MAX_AVOID, MAX_AVOID_PAIRS, MEM_WORDS, TIMEOUT, Target
+from agent.program.target import (
+    MAX_AVOID,
+    MAX_AVOID_PAIRS,
+    MEM_WORDS,
+    ROUGH_LATENCY,
+    TIMEOUT,
+    Target,
+)
 from agent.program.text import format_program
 
 INDENT = "    "
@@ -137,6 +144,7 @@ def _design(t: Target, used: dict[str, set[str]]) -> list[str]:
              f"CLOCKS = {py_tuple((c.name, 2 * c.half_period) for c in lay.clocks)}  # (port, period ns)",
              f"TIMEOUT = {TIMEOUT}  # cycles a handshake waits before the test moves on",
              f"MEM_WORDS = {MEM_WORDS}  # words of a responder's memory model",
+             f"ROUGH_LATENCY = {ROUGH_LATENCY}  # a bus memory's latency from which it answers some errors",
              f"MAX_AVOID = {MAX_AVOID}", "",
              "# (port, element width, unpacked dims, is a reset, asserted value, value at power-up)",
              "FIELDS = ("]

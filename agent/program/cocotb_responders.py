@@ -178,10 +178,10 @@ class WishboneResponder(Responder):
 AHB_RESP = '''
 
 class AhbResponder(Responder):
-    """An AHB-Lite manager's memory: each data phase after 0..latency wait states, always OKAY (the SV process)."""
+    """An AHB-Lite manager's memory: each data phase after 0..latency wait states, some ERROR when rough (the SV process)."""
 
     def restart(self):
-        self.wait = 0
+        self.wait = self.error = 0
         self.phase, self.phase_addr, self.phase_write, self.phase_lanes = False, 0, False, 0
         self.regs["hready"] = 1
 
@@ -194,7 +194,7 @@ class AhbResponder(Responder):
             await bw.rise()
             if q["hready"]:
                 # the data phase ends; the address phase on the bus becomes the next one
-                if self.phase and self.phase_write and "wdata" in r:
+                if self.phase and self.phase_write and "wdata" in r and self.error == 0:
                     write_bytes(self.words, self.index(self.phase_addr), self.high("wdata"), self.phase_lanes, self.dw)
                 self.phase = bool((self.high("htrans") >> 1) & 1)
                 self.phase_addr, self.phase_write = self.high("addr"), bool(self.high("hwrite"))
@@ -202,16 +202,21 @@ class AhbResponder(Responder):
                 narrow = "hsize" in r and lanes > 1 and size < low
                 self.phase_lanes = ((((1 << (1 << size)) - 1) << (self.phase_addr & (lanes - 1))) & full
                                     if narrow else full)
-                self.wait = 0
+                self.wait = self.error = 0
                 if self.phase and self.latency > 0:
-                    self.wait = self.rng.next() % (self.latency + 1)
+                    draw = self.rng.next()
+                    self.wait = draw % (self.latency + 1)
+                    if "hresp" in r and self.latency >= ROUGH_LATENCY and (draw >> 8) % 16 == 0:
+                        self.error, self.wait = 2, 0  # an ERROR: two cycles of HRESP
             elif self.wait > 0:
                 self.wait -= 1
-            q["hready"] = int(not self.phase or self.wait == 0)
+            elif self.error == 2:
+                self.error = 1
+            q["hready"] = int(not self.phase or (self.wait == 0 and self.error != 2))
             if self.phase and not self.phase_write and "rdata" in q:
                 q["rdata"] = self.words[self.index(self.phase_addr)]
             if "hresp" in q:
-                q["hresp"] = 0
+                q["hresp"] = int(self.error != 0)
             self.drive()
 '''
 """AHB-Lite responder (no cocotb extension for AHB is installed)."""
@@ -275,7 +280,7 @@ class AxiHandResponder(Responder):
                 if "bid" in q and "awid" in self.roles:
                     q["bid"] = self.aw[4]
                 if "bresp" in q:
-                    q["bresp"] = 2 if self.latency > 0 and (draw >> 8) % 8 == 0 else 0
+                    q["bresp"] = 2 if self.latency >= ROUGH_LATENCY and (draw >> 8) % 16 == 0 else 0
                 self.aw_got = self.w_done = False
             if old["arready"] and self.high("arvalid"):
                 self.ar_got, self.r_beat, self.ar = True, 0, self.burst("ar")
@@ -293,7 +298,7 @@ class AxiHandResponder(Responder):
                 if "rid" in q and "arid" in self.roles:
                     q["rid"] = self.ar[4]
                 if "rresp" in q:
-                    q["rresp"] = 2 if self.latency > 0 and (draw >> 12) % 8 == 0 else 0
+                    q["rresp"] = 2 if self.latency >= ROUGH_LATENCY and (draw >> 12) % 16 == 0 else 0
                 q["rvalid"] = 1
                 self.ar[0] = axi_next(self.ar[0], self.ar[2], self.ar[3], self.ar[1], mask)
                 self.r_beat += 1

@@ -18,7 +18,7 @@ from agent.program.sv_common import (
     write_bytes,
     xorshift,
 )
-from agent.program.target import TIMEOUT, Target
+from agent.program.target import ROUGH_LATENCY, TIMEOUT, Target
 
 NONSEQ, IDLE = "2'b10", "2'b00"
 """HTRANS codes the subordinate driver uses (a single transfer, then nothing)."""
@@ -65,13 +65,20 @@ def bus_body(t: Target, b: Iface) -> list[str]:
     ]
 
 
+def rough(n: str) -> str:
+    """The SV condition under which responder `n` answers some transfers with an error."""
+    return f"bw_{n}_lat >= {ROUGH_LATENCY}"
+
+
 def responder_process(t: Target, r: Iface, dw: int) -> list[str]:
     """The memory model's answers to an AHB-Lite manager, one transfer per data phase.
 
     On a clock edge with `hready` high the data phase on the bus ends (a write lands in
     memory by `hsize` and the address's low bits) and the address phase on the bus becomes the
     next data phase, which lasts 0..latency wait states; its read data is driven for the edge
-    that ends it. Responses are always OKAY (`hresp` low).
+    that ends it. A rough memory (latency from `ROUGH_LATENCY`) answers one data phase in
+    sixteen ERROR, in the protocol's two cycles (HRESP high with HREADY low, then with HREADY
+    high); an errored write does not land.
     """
     n, p = r.name, r.port
     aw, sw = max(1, r.addr_bits), max(1, dw // 8)
@@ -84,21 +91,25 @@ def responder_process(t: Target, r: Iface, dw: int) -> list[str]:
         strobes = f"bw_{n}_ws = '1;"
     write = write_bytes(n, mem_index(f"bw_{n}_da", dw), p("wdata"), f"bw_{n}_ws", dw) if p("wdata") else ""
     hwrite = p("hwrite") or "1'b0"
+    # bw_<n>_err: 2 in an ERROR's first cycle, 1 in its second, 0 otherwise (only with an hresp port)
+    error = (f" if ({rough(n)} && (bw_{n}_rng >> 8) % 16 == 0) begin bw_{n}_err = 2; bw_{n}_wait = 0; end"
+             if p("hresp") else "")
     return [
-        f"logic [{aw - 1}:0] bw_{n}_da; logic [{sw - 1}:0] bw_{n}_ws; bit bw_{n}_dv, bw_{n}_dw;",
+        f"logic [{aw - 1}:0] bw_{n}_da; logic [{sw - 1}:0] bw_{n}_ws; bit bw_{n}_dv, bw_{n}_dw; int bw_{n}_err;",
         f"always @(posedge {clock_of(t)}) begin",
-        f"  if (!bw_{n}_on) begin bw_{n}_dv = 1'b0; {ready} <= 1'b1; end",
+        f"  if (!bw_{n}_on) begin bw_{n}_dv = 1'b0; bw_{n}_err = 0; {ready} <= 1'b1; end",
         "  else begin",
         f"    if ({ready}) begin",
-        *([f"      if (bw_{n}_dv && bw_{n}_dw) {write}"] if write else []),
+        *([f"      if (bw_{n}_dv && bw_{n}_dw && bw_{n}_err == 0) {write}"] if write else []),
         f"      bw_{n}_dv = {p('htrans')}[1]; bw_{n}_da = {p('addr')}; bw_{n}_dw = {hwrite}; {strobes}",
-        f"      bw_{n}_wait = 0;",
-        f"      if (bw_{n}_dv && bw_{n}_lat > 0) begin {xorshift(n)} bw_{n}_wait = bw_{n}_rng % (bw_{n}_lat + 1); end",
+        f"      bw_{n}_wait = 0; bw_{n}_err = 0;",
+        f"      if (bw_{n}_dv && bw_{n}_lat > 0) begin {xorshift(n)} bw_{n}_wait = bw_{n}_rng % (bw_{n}_lat + 1);{error} end",
         f"    end else if (bw_{n}_wait > 0) bw_{n}_wait = bw_{n}_wait - 1;",
-        f"    {ready} <= !bw_{n}_dv || bw_{n}_wait == 0;",
+        f"    else if (bw_{n}_err == 2) bw_{n}_err = 1;",
+        f"    {ready} <= !bw_{n}_dv || (bw_{n}_wait == 0 && bw_{n}_err != 2);",
         *([f"    if (bw_{n}_dv && !bw_{n}_dw) {rdata} <= bw_{n}_mem[{mem_index(f'bw_{n}_da', dw)}];"]
           if p("rdata") else []),
-        *([f"    bw_{p('hresp')} <= '0;"] if p("hresp") else []),
+        *([f"    bw_{p('hresp')} <= bw_{n}_err != 0;"] if p("hresp") else []),
         "  end",
         "end",
     ]

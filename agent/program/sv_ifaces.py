@@ -490,7 +490,7 @@ def _axi_process(t: Target, r: Iface, dw: int) -> list[str]:
     beat per WREADY pulse, each stored at the burst's next address, until WLAST (or the
     burst's length); the response carries the burst's ID. A read's beats follow its address
     with RLAST on the last and the ID echoed. Every handshake waits 0..latency random clocks,
-    and with a latency one response in eight is SLVERR.
+    and a rough slave (`rough`) answers one response in sixteen SLVERR.
     Without AWLEN/AWSIZE/AWBURST (AXI4-Lite) a burst is one beat of the bus's width.
     """
     n, p = r.name, r.port
@@ -511,8 +511,8 @@ def _axi_process(t: Target, r: Iface, dw: int) -> list[str]:
     ids = " ".join(f"bw_{n}_{c}i;" for c in ("aw", "ar") if p(c + "id"))
     idw = max(1, port_bits(t, p("awid") or p("arid"))) if (p("awid") or p("arid")) else 1
     last_w = f"{p('wlast')} || " if p("wlast") else ""
-    # A rough slave (latency > 0) answers one response in eight SLVERR: the master's error paths.
-    bad = f"(bw_{n}_lat > 0 && (bw_{n}_rng >> {{}}) % 8 == 0) ? 2'b10 : 2'b00"
+    # A rough slave answers one response in sixteen SLVERR: the master's error paths.
+    bad = f"({sv_ahb.rough(n)} && (bw_{n}_rng >> {{}}) % 16 == 0) ? 2'b10 : 2'b00"
     bid = (f" {b['bid']} <= bw_{n}_awi;" if "bid" in b and p("awid") else "") + \
         (f" bw_{p('bresp')} <= {bad.format(8)};" if p("bresp") else "")
     rid = (f" {b['rid']} <= bw_{n}_ari;" if "rid" in b and p("arid") else "") + \

@@ -24,6 +24,10 @@ accepting one short of this)."""
 TIMEOUT = 1000
 """Cycles a bus or stream handshake waits before giving up (the run goes on)."""
 
+ROUGH_LATENCY = 3
+"""A bus memory answered with at least this latency also answers some transfers with an error
+(AXI SLVERR, AHB ERROR); below it every answer is OKAY, so a CPU runs long programs."""
+
 MAX_AVOID = 16
 """Most `avoid` rules a testbench keeps."""
 
