@@ -125,6 +125,8 @@ class SplitResponder(Responder):
         while True:
             await bw.rise()
             q["resp"] = 0
+            if "err" in q:
+                q["err"] = 0
             if self.queue:
                 if self.wait > 0:
                     self.wait -= 1
@@ -135,6 +137,8 @@ class SplitResponder(Responder):
                         q["rdata"] = self.words[self.index(addr)]
                     if "rtag" in q:
                         q["rtag"] = tag
+                    if "err" in q:  # a rough memory answers one request in sixteen with an error
+                        q["err"] = int(self.latency >= ROUGH_LATENCY and (self.rng.state >> 8) % 16 == 0)
                     if self.latency > 0:
                         self.wait = self.rng.next() % (self.latency + 1)
             if q["accept"] and any(self.high(role) for role in self.requests):
@@ -152,23 +156,31 @@ class SplitResponder(Responder):
 WB_RESP = '''
 
 class WishboneResponder(Responder):
-    """A Wishbone master's slave: ack one cycle after each strobe (stalls drawn when latency > 0)."""
+    """A Wishbone master's slave: ack one cycle after each strobe (stalls drawn when latency > 0, some ERR when rough)."""
 
     async def run(self):
         bw, r, q = self.bw, self.roles, self.regs
         while True:
             await bw.rise()
             stalled = q.get("stall", 0)
-            acked = q["ack"]
+            acked, erred = q["ack"], q.get("err", 0)
             q["ack"] = 0
+            if "err" in q:
+                q["err"] = 0
             if "stall" in q:
                 q["stall"] = int(self.latency > 0 and self.rng.next() % 4 == 0)
-            if self.high("cyc", 1) and self.high("stb") and not stalled and not acked:
-                q["ack"] = 1
+            if self.high("cyc", 1) and self.high("stb") and not stalled and not acked and not erred:
+                # a rough memory ends one cycle in sixteen with ERR instead of ACK (and stores nothing)
+                if "err" in q:
+                    self.rng.next()
+                bad = "err" in q and self.latency >= ROUGH_LATENCY and (self.rng.state >> 8) % 16 == 0
+                q["ack"] = int(not bad)
+                if "err" in q:
+                    q["err"] = int(bad)
                 index = self.index(self.high("addr")) if "addr" in r else 0
                 if "rdata" in q:
                     q["rdata"] = self.words[index]
-                if "wdata" in r and "we" in r and self.high("we"):
+                if "wdata" in r and "we" in r and self.high("we") and not bad:
                     write_bytes(self.words, index, self.high("wdata"), self.high("sel") if "sel" in r else None,
                                 self.dw)
             self.drive()

@@ -241,7 +241,7 @@ class PortGroups:
 
 
 SPLIT_DRIVEN = ("accept", "resp", "rdata", "rtag", "err")
-"""Inputs a split-transaction responder drives (`err` held low)."""
+"""Inputs a split-transaction responder drives (`err` high on some answers of a rough memory)."""
 
 DRIVEN_ROLES: Mapping[str, tuple[str, ...]] = {
     "mem": ("ready", "rdata"), "reqack": ("ready", "rdata"), "split": SPLIT_DRIVEN,

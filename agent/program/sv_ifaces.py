@@ -379,20 +379,24 @@ def _wb_process(t: Target, r: Iface, dw: int) -> list[str]:
     n, p = r.name, r.port
     ack = f"bw_{p('ack')}"
     idx = mem_index(p("addr"), dw) if p("addr") else "0"
-    lines = [f"{ack} <= 1'b1;"]
+    # A rough memory ends one cycle in sixteen with ERR instead of ACK (and stores nothing).
+    bad = f"{sv_ahb.rough(n)} && (bw_{n}_rng >> 8) % 16 == 0"
+    lines = [f"{xorshift(n)} {ack} <= !({bad}); bw_{p('err')} <= {bad};" if p("err") else f"{ack} <= 1'b1;"]
     if p("rdata"):
         lines.append(f"bw_{p('rdata')} <= bw_{n}_mem[{idx}];")
     if p("wdata") and p("we"):
-        lines.append(f"if ({p('we')}) {write_bytes(n, idx, p('wdata'), p('sel'), dw)}")
+        lines.append(f"if ({p('we')}{' && !(' + bad + ')' if p('err') else ''}) "
+                     f"{write_bytes(n, idx, p('wdata'), p('sel'), dw)}")
     stall = [f"{xorshift(n)} bw_{p('stall')} <= (bw_{n}_lat > 0) && (bw_{n}_rng % 4 == 0);"] if p("stall") else []
     cyc = f"{p('cyc')} && " if p("cyc") else ""
     accepted = f" && !bw_{p('stall')}" if p("stall") else ""
+    ended = f" && !bw_{p('err')}" if p("err") else ""
     return [
         f"always @(posedge {clock_of(t)}) begin",
-        f"  {ack} <= 1'b0;",
+        f"  {ack} <= 1'b0;" + (f" bw_{p('err')} <= 1'b0;" if p("err") else ""),
         f"  if (bw_{n}_on) begin",
         *[f"    {s}" for s in stall],
-        f"    if ({cyc}{p('stb')}{accepted} && !{ack}) begin",
+        f"    if ({cyc}{p('stb')}{accepted} && !{ack}{ended}) begin",
         *[f"      {s}" for s in lines],
         "    end",
         "  end",
@@ -432,6 +436,8 @@ def _split_process(t: Target, r: Iface, dw: int) -> list[str]:
         answer.append(f"bw_{p('rdata')} <= bw_{n}_mem[{mem_index(f'bw_{n}_qa[bw_{n}_qh]', dw)}];")
     if p("rtag"):
         answer.append(f"bw_{p('rtag')} <= {port_bits(t, p('rtag'))}'(bw_{n}_qt[bw_{n}_qh]);")
+    if p("err"):  # a rough memory answers one request in sixteen with an error
+        answer.append(f"bw_{p('err')} <= {sv_ahb.rough(n)} && (bw_{n}_rng >> 8) % 16 == 0;")
     tag = p("tag") or "'0"
     take = [f"bw_{n}_qa[(bw_{n}_qh + bw_{n}_qn) % {SPLIT_QUEUE}] = {p('addr')};",
             f"bw_{n}_qt[(bw_{n}_qh + bw_{n}_qn) % {SPLIT_QUEUE}] = {tag};",
@@ -443,7 +449,7 @@ def _split_process(t: Target, r: Iface, dw: int) -> list[str]:
         f"logic [{aw - 1}:0] bw_{n}_qa [{SPLIT_QUEUE}]; logic [{tw - 1}:0] bw_{n}_qt [{SPLIT_QUEUE}];",
         f"int bw_{n}_qh = 0, bw_{n}_qn = 0;",
         f"always @(posedge {clock_of(t)}) begin",
-        f"  bw_{p('resp')} <= 1'b0;",
+        f"  bw_{p('resp')} <= 1'b0;" + (f" bw_{p('err')} <= 1'b0;" if p("err") else ""),
         f"  if (!bw_{n}_on) begin bw_{n}_qh = 0; bw_{n}_qn = 0; bw_{p('accept')} <= 1'b0; end",
         "  else begin",
         "    // the oldest accepted request is answered after 0..latency waits",

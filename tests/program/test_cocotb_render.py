@@ -335,19 +335,22 @@ def test_byte_lane_wishbone_matches_the_sv_testbench(options: SimOptions) -> Non
 
 
 @pytest.mark.simulator_required
-def test_split_transaction_responders_match_the_sv_testbench(options: SimOptions) -> None:
+@pytest.mark.parametrize("latency", [2, 3])
+def test_split_transaction_responders_match_the_sv_testbench(options: SimOptions, latency: int) -> None:
     # Requests taken while accept is high, answered later in order with their tags; the
     # fetched words decode (`(inst & MASK) == MATCH` templates), so the CPU runs without a trap.
-    text = "reset 3\nrespond mem_i fill=decode seed=5\nrespond mem_d fill=decode latency=2 seed=7\nhold 1500\n"
+    # A rough data memory (latency 3) answers some requests with mem_d_error_i.
+    text = f"reset 3\nrespond mem_i fill=decode seed=5\nrespond mem_d fill=decode latency={latency} seed=7\nhold 1500\n"
     sv, cocotb = _run("split_cpu", text, options)
     assert sv.status is Status.OK, sv.detail
     assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
     assert _toggles(cocotb) == _toggles(sv)
-    toggles = _toggles(sv)
-    assert toggles[("split_cpu.sv", 26, "retired_o[6]:0->1")] > 0
-    assert toggles[("split_cpu.sv", 16, "mem_d_wr_o[3]:0->1")] > 0
-    assert toggles[("split_cpu.sv", 24, "trap_o:0->1")] == 0
-    assert toggles[("split_cpu.sv", 25, "tag_error_o:0->1")] == 0  # every answer carried its request's tag
+    toggles = {comment: n for (_file, _line, comment), n in _toggles(sv).items()}
+    assert toggles["retired_o[6]:0->1"] > 0
+    assert toggles["mem_d_wr_o[3]:0->1"] > 0
+    assert toggles["trap_o:0->1"] == 0
+    assert toggles["tag_error_o:0->1"] == 0  # every answer carried its request's tag
+    assert (toggles["bus_error_o:0->1"] > 0) == (latency >= 3)
 
 
 @pytest.mark.simulator_required
@@ -524,3 +527,22 @@ def test_axi4_burst_responder_matches_the_sv_testbench(options: SimOptions, late
     assert toggles["done:0->1"] == 2  # both copies ran to their write response
     assert toggles["m_axi_rlast:0->1"] == 2  # RLAST once per read burst, with its last beat
     assert toggles["checksum[31]:0->1"] + toggles["checksum[30]:0->1"] > 0
+
+
+@pytest.mark.simulator_required
+@pytest.mark.parametrize("latency", [1, 3])
+def test_wishbone_responder_matches_the_sv_testbench(options: SimOptions, latency: int) -> None:
+    # A Wishbone master's reads and write answered with stalls; a rough memory (latency 3) ends
+    # some cycles with ERR instead of ACK, which this master counts.
+    text = (f"reset 3\nrespond wb fill=random latency={latency} seed=13\n"
+            + "".join(f"set i_start=1 i_base={base} i_count=15\nhold 1\nset i_start=0\nhold 120\n"
+                      for base in (0x10, 0x40, 0x80, 0xc0)))
+    sv, cocotb = _run("wb_sum", text, options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert _toggles(cocotb) == _toggles(sv)
+    toggles = {comment: n for (_file, _line, comment), n in _toggles(sv).items()}
+    assert toggles["i_wb_stall:0->1"] > 0
+    assert toggles["o_sum[30]:0->1"] > 0  # the random words were summed
+    assert (toggles["o_errors[0]:0->1"] > 0) == (latency >= 3)
+    assert toggles["o_done:0->1"] > 0

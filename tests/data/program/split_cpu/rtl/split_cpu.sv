@@ -2,7 +2,8 @@
 // tests. Apache-2.0.
 // Fetch: mem_i_rd_o with mem_i_pc_o is taken on a clock where mem_i_accept_i is high; the word
 // comes on a later clock with mem_i_valid_i. Data: mem_d_rd_o or a byte strobe on mem_d_wr_o is
-// taken while mem_d_accept_i is high and answered later by mem_d_ack_i with the request's tag.
+// taken while mem_d_accept_i is high and answered later by mem_d_ack_i with the request's tag
+// (mem_d_error_i with it: the memory refused the access; bus_error_o remembers it).
 // Instructions decode by mask and match, `(inst & MASK) == MATCH`; anything else traps.
 module split_cpu (
   input  logic        clk_i,
@@ -19,10 +20,12 @@ module split_cpu (
   output logic [3:0]  mem_d_req_tag_o,
   input  logic        mem_d_accept_i,
   input  logic        mem_d_ack_i,
+  input  logic        mem_d_error_i,
   input  logic [31:0] mem_d_data_rd_i,
   input  logic [3:0]  mem_d_resp_tag_i,
   output logic        trap_o,
   output logic        tag_error_o,
+  output logic        bus_error_o,
   output logic [7:0]  retired_o
 );
   typedef enum logic [2:0] {FETCH, WAIT_I, EXEC, DATA, WAIT_D, HALT} state_t;
@@ -38,7 +41,7 @@ module split_cpu (
     if (rst_i) begin
       state <= FETCH; mem_i_pc_o <= 32'h0; mem_i_rd_o <= 1'b0; inst <= '0; acc <= '0; x <= '0;
       mem_d_rd_o <= 1'b0; mem_d_wr_o <= '0; mem_d_addr_o <= '0; mem_d_data_wr_o <= '0;
-      mem_d_req_tag_o <= '0; loading <= 1'b0; trap_o <= 1'b0; tag_error_o <= 1'b0; retired_o <= '0;
+      mem_d_req_tag_o <= '0; loading <= 1'b0; trap_o <= 1'b0; tag_error_o <= 1'b0; bus_error_o <= 1'b0; retired_o <= '0;
     end else begin
       case (state)
         FETCH: begin
@@ -69,6 +72,7 @@ module split_cpu (
         end
         WAIT_D: if (mem_d_ack_i) begin
           if (mem_d_resp_tag_i != mem_d_req_tag_o) tag_error_o <= 1'b1;
+          if (mem_d_error_i) bus_error_o <= 1'b1;  // a data access the memory refused
           if (loading) acc <= acc ^ mem_d_data_rd_i;
           loading <= 1'b0;
           mem_d_req_tag_o <= mem_d_req_tag_o + 4'd1;
