@@ -9,9 +9,11 @@ the new signature, the time); the run ends with a `BW-CHECKS` summary and, on a 
 testbench in record mode: instead of comparing, it prints one `BW-SIG` line per phase when it
 finishes (`parse_signatures` reads them back).
 
-Reads: each plain bus read of the program's top level (not in a loop or a repeat) also gets the
-data it returned beside its call (`wb_read_is(3'h2, 4, 32'h00000041)`: read number 4 must
-return 0x41); a read that returned X is kept with `'x` and not compared. A difference prints
+Reads: each plain bus read of the program's top level (not in a repeat) also gets the data it
+returned beside its call (`wb_read_is(3'h2, 4, 32'h00000041)`: read number 4 must return 0x41),
+and a loop reading every register of a bus's list gets each register's data beside it
+(`wb_sweep_is(5, '{32'h00000041, ...})`: reads 5.. in the list's order); a read that returned X
+is kept with `'x` and not compared. A difference prints
 the read, the address, what came back and what the recording had. The recording run prints
 every read's data in one `BW-READS` line when it finishes (`parse_reads`).
 
@@ -25,6 +27,7 @@ import re
 from dataclasses import dataclass, replace
 
 from agent.program.sv_common import clock_of, hexlit
+from agent.program.sv_ifaces import sweep_name, sweep_registers
 from agent.program.target import Target
 from sim.run.commands import KEEP_COVERAGE
 
@@ -50,6 +53,9 @@ MAX_READ_BITS = 64
 """Widest bus whose reads are checked one by one."""
 
 _READ_LINE = re.compile(r"^(\s*)(\w+)_read\(([^,()]+)\);$")
+_SWEEP_LINE = re.compile(r"^(\s*)foreach \((\w+)\[bw_i\]\) (\w+)_read\(\2\[bw_i\]\);$")
+_SWEEP_IS = re.compile(r"(\w+)_sweep_is\((\d+), '\{([^{}]*)\}\);")
+_SWEEP_REC = re.compile(r"(\w+)_sweep_rec\((\d+)\);")
 _READ_IS = re.compile(r"(\w+)_read_is\(([^,()]+), (\d+), ([^()]*?)\);(?:  //[^\n]*)?")
 _READ_REC = re.compile(r"(\w+)_read_rec\(([^,()]+), (\d+)\);")
 
@@ -68,6 +74,8 @@ class Checks:
     """Per checked read, in testbench order, the data it returned in the recorded run (None: X)."""
     read_buses: tuple[str, ...] = ()
     """Buses whose reads are checked (their `_read_is`/`_read_rec` tasks are declared)."""
+    sweep_buses: tuple[str, ...] = ()
+    """Buses whose register-list reads are checked (their `_sweep_is`/`_sweep_rec` tasks are declared)."""
 
     @property
     def recording(self) -> bool:
@@ -176,7 +184,18 @@ def _read_tasks(t: Target, checks: Checks) -> list[str]:
             f"%h, the recorded run %h, at %0t\", bw_k + 1, bw_a, {got}, bw_e, $time); end",
             "endtask",
         ]
-    return out
+    return out + [line for name in checks.sweep_buses for line in _sweep_task(t, name, checks.recording)]
+
+
+def _sweep_task(t: Target, name: str, recording: bool) -> list[str]:
+    """`<bus>_sweep_rec(k)` or `<bus>_sweep_is(k, expected)`: a read of every register of the bus's list, checked."""
+    bus = t.interfaces.named(name)
+    regs, n, dw = sweep_name(bus), len(sweep_registers(bus)), max(1, bus.data_bits)
+    if recording:
+        return [f"task automatic {name}_sweep_rec(input int bw_k); "
+                f"foreach ({regs}[bw_i]) {name}_read_rec({regs}[bw_i], bw_k + bw_i); endtask"]
+    return [f"task automatic {name}_sweep_is(input int bw_k, input logic [{dw - 1}:0] bw_e [{n}]); "
+            f"foreach ({regs}[bw_i]) {name}_read_is({regs}[bw_i], bw_k + bw_i, bw_e[bw_i]); endtask"]
 
 
 def _expected(t: Target, bus: str, reads: tuple[int | None, ...], k: int) -> str:
@@ -186,7 +205,12 @@ def _expected(t: Target, bus: str, reads: tuple[int | None, ...], k: int) -> str
 
 
 def plain_reads(text: str) -> str:
-    """`text` with each checked read (`_read_is`, `_read_rec`) written as the plain read it checks."""
+    """`text` with each checked read (`_read_is`, `_read_rec`, the sweeps) written as the plain read it checks."""
+    def loop(m: re.Match[str]) -> str:
+        regs = f"BW_{m.group(1).upper()}_REGS"  # `sweep_name` of the bus
+        return f"foreach ({regs}[bw_i]) {m.group(1)}_read({regs}[bw_i]);"
+
+    text = _SWEEP_REC.sub(loop, _SWEEP_IS.sub(loop, text))
     return _READ_REC.sub(r"\1_read(\2);", _READ_IS.sub(r"\1_read(\2);", text))
 
 
@@ -201,6 +225,7 @@ def checked_reads(t: Target, body: list[str], checks: Checks) -> tuple[list[str]
     buses = {b.name: b for b in t.interfaces.buses if b.port("rdata") and b.data_bits <= MAX_READ_BITS}
     out: list[str] = []
     used: list[str] = []
+    swept: list[str] = []
     depth = k = 0
     for line in body:
         m = _READ_LINE.match(line)
@@ -213,12 +238,24 @@ def checked_reads(t: Target, body: list[str], checks: Checks) -> tuple[list[str]
             used.append(name)
             k += 1
             continue
+        sweep = _SWEEP_LINE.match(line)
+        name = sweep.group(3) if sweep else ""
+        if depth == 0 and sweep and name in buses and sweep.group(2) == sweep_name(buses[name]):
+            n = len(sweep_registers(buses[name]))
+            if k + n <= MAX_READS:
+                values = ", ".join(_expected(t, name, checks.reads, k + j) for j in range(n))
+                out.append(f"{sweep.group(1)}{name}_sweep_rec({k});" if checks.recording
+                           else f"{sweep.group(1)}{name}_sweep_is({k}, '{{{values}}});")
+                used.append(name)
+                swept.append(name)
+                k += n
+                continue
         text = line.strip()
         depth += text.endswith("begin") - (text == "end")
         out.append(line)
     reads = checks.reads[:k] if not checks.recording else (None,) * k
     return out, replace(checks, reads=tuple(reads) + (None,) * (k - len(reads)),
-                        read_buses=tuple(dict.fromkeys(used)))
+                        read_buses=tuple(dict.fromkeys(used)), sweep_buses=tuple(dict.fromkeys(swept)))
 
 
 def parse_reads(log: str) -> tuple[int | None, ...]:
@@ -241,15 +278,17 @@ def read_checks(tb_text: str) -> Checks | None:
     if not expected or any(len(row) != len(outputs) for row in expected):
         return None
     reads: dict[int, int | None] = {}
-    buses: list[str] = []
-    for m in _READ_IS.finditer(tb_text):
-        name, _addr, k, value = m.groups()
-        reads[int(k)] = None if value.strip() == "'x" else int(value.split("'h", 1)[-1], 16)
-        buses.append(name)
+    calls = sorted([(m.start(), m.group(1), int(m.group(3)), [m.group(4)], False) for m in _READ_IS.finditer(tb_text)] +
+                   [(m.start(), m.group(1), int(m.group(2)), m.group(3).split(","), True)
+                    for m in _SWEEP_IS.finditer(tb_text)])
+    for _at, _name, k, values, _sweep in calls:
+        for j, value in enumerate(values):
+            reads[k + j] = None if value.strip() == "'x" else int(value.split("'h", 1)[-1], 16)
     if sorted(reads) != list(range(len(reads))):
         return None
     return Checks(outputs, expected, reads=tuple(reads[k] for k in range(len(reads))),
-                  read_buses=tuple(dict.fromkeys(buses)))
+                  read_buses=tuple(dict.fromkeys(c[1] for c in calls)),
+                  sweep_buses=tuple(dict.fromkeys(c[1] for c in calls if c[4])))
 
 
 def swap(tb_text: str, t: Target, old: Checks, new: Checks) -> str | None:
@@ -266,6 +305,14 @@ def swap(tb_text: str, t: Target, old: Checks, new: Checks) -> str | None:
             return f"{name}_read_rec({addr}, {k});"
         return f"{name}_read_is({addr}, {k}, {_expected(t, name, new.reads, k)});"
 
+    def sweep(m: re.Match[str]) -> str:  # one register-list read in `new`'s form
+        name, k = m.group(1), int(m.group(2))
+        if new.recording:
+            return f"{name}_sweep_rec({k});"
+        n = len(sweep_registers(t.interfaces.named(name)))
+        return f"{name}_sweep_is({k}, '{{{', '.join(_expected(t, name, new.reads, k + j) for j in range(n))}}});"
+
+    text = _SWEEP_REC.sub(sweep, _SWEEP_IS.sub(sweep, text))
     return _READ_REC.sub(call, _READ_IS.sub(call, text))
 
 

@@ -155,8 +155,14 @@ def test_each_top_level_read_carries_its_recorded_data_and_a_changed_read_names_
 
     design = load_design(design_copy)
     target, _hints = make_target(design, read_interface(design), "heuristic")
+    from agent.program.sv_ifaces import sweep_registers
+
+    # ... and a read of every register of the bus's list, one loop with its data beside it.
+    regs = sweep_registers(target.interfaces.named("ahb"))
+    assert regs[:3] == (0x0, 0x4, 0x8)
     program = parse_program("reset\nbus_write ahb 0x4 0x12345678\nbus_write ahb 0x8 0xcafe\nbus_read ahb 0x4\n"
-                            "bus_read ahb 0x8\nrepeat 2 {\n  bus_read ahb 0x4\n}\nhold 4\n")
+                            "bus_read ahb 0x8\nrepeat 2 {\n  bus_read ahb 0x4\n}\n"
+                            + "".join(f"bus_read ahb {a:#x}\n" for a in regs) + "hold 4\n")
 
     def render(checks):  # type: ignore[no-untyped-def]
         return render_testbench(target, program, phases=((0, "one phase"),), checks=checks)
@@ -167,6 +173,7 @@ def test_each_top_level_read_carries_its_recorded_data_and_a_changed_read_names_
     assert "ahb_read_is(8'h04, 0, 32'h12345678);" in tb
     assert "ahb_read_is(8'h08, 1, 32'h0000cafe);" in tb
     assert tb.count("_read_is(8'h") == 2  # the read inside `repeat` stays a plain call
+    assert "ahb_sweep_is(2, '{32'h00000000, 32'h12345678, 32'h0000cafe, " in tb, tb
     assert parse_testbench(tb, target) is not None
     kept = tmp_path / "tb_ahb_regs.sv"
     kept.write_text(tb)
@@ -180,10 +187,12 @@ def test_each_top_level_read_carries_its_recorded_data_and_a_changed_read_names_
     report = json.loads(capsys.readouterr().out)
     text = json.dumps(report)
     assert "read 2: ahb_read(08) returned ffff3501, the recorded run 0000cafe" in text, text
+    assert "read 5: ahb_read(08) returned ffff3501, the recorded run 0000cafe" in text, text  # in the sweep
     assert check_main([str(design_copy), "--tb", str(kept), "--accept"]) == 0
     accepted = kept.read_text()
     assert "ahb_read_is(8'h08, 1, 32'hffff3501);" in accepted
     assert "ahb_read_is(8'h04, 0, 32'h12345678);" in accepted
+    assert "ahb_sweep_is(2, '{32'h00000000, 32'h12345678, 32'hffff3501, " in accepted
     assert parse_testbench(accepted, target) == parse_testbench(tb, target)
     capsys.readouterr()
     assert check_main([str(design_copy), "--tb", str(kept)]) == 0
