@@ -204,7 +204,8 @@ def _serial_commands(rng: random.Random, t: Target, base: list[Op], period: int)
     command stores goes both ways). A command byte read where an operand is expected walks
     the error path. One program per command; the line idles first, as after power-up. With
     multi-byte values the parser decides on (`Iface.addresses`), one more program sends each
-    command with a length, each value in both byte orders and four data bytes.
+    command with a length, each value in both byte orders and four data bytes (the data, its
+    complement and the data again).
     """
     out: list[tuple[str, Program]] = []
     for s in t.interfaces.serials:
@@ -229,8 +230,11 @@ def _serial_commands(rng: random.Random, t: Target, base: list[Op], period: int)
                     size = (value.bit_length() + 7) // 8
                     big = value.to_bytes(size, "big")
                     for order in (big, big[::-1]):
-                        frames = (command, 4, *order, *(rng.randrange(256) for _ in range(4)))
-                        ops += [op("serial", s.name, period, frames), op("hold", 12 * period)]
+                        # the data, its complement and the data again: every bit a write stores goes both ways
+                        data = [rng.randrange(256) for _ in range(4)]
+                        for word in (data, [b ^ 0xFF for b in data], data):
+                            frames = (command, 4, *order, *word)
+                            ops += [op("serial", s.name, period, frames), op("hold", 12 * period)]
             out.append(("serial command addresses", trim(t, Program(tuple(ops)))))
     return out
 
