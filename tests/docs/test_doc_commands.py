@@ -2,19 +2,23 @@
 
 A marker line directly before a fenced `bash` block marks the block; the marked blocks of one
 page run in order, each as one `bash -euo pipefail` script, in a folder emptied for the page
-that holds a fresh copy of `examples/` (the same path for every page, so later pages reuse
-earlier builds), with the venv's `benchwright` first on PATH. `<!-- doc-test timeout=N -->`
+that holds a fresh copy of `examples/` (the same path for every page and session, so builds
+are reused), with the venv's `benchwright` first on PATH. `<!-- doc-test timeout=N -->`
 sets a block's limit in seconds. A renamed flag, a changed default that breaks a command, or a moved
 example fails here.
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,13 +104,22 @@ def test_guides_mark_commands() -> None:
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One folder for every page of this session, emptied before each page.
+def workdir() -> Iterator[Path]:
+    """One folder per checkout, the same in every session, emptied before each page.
 
-    Builds are cached by their sources' paths as well as their contents, so running each page
-    at the same path lets a page reuse the builds of the pages before it.
+    Builds are cached by their sources' paths as well as their contents, so running the pages
+    at one fixed path lets a page reuse the builds of the pages before it and of earlier
+    sessions. A lock file serialises test sessions of the same checkout that run at once.
     """
-    return tmp_path_factory.mktemp("doc-commands")
+    key = hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]
+    folder = Path(tempfile.gettempdir()) / f"benchwright-doc-commands-{os.getuid()}-{key}"
+    folder.mkdir(exist_ok=True)
+    with (folder.parent / f"{folder.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield folder
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.mark.simulator_required
