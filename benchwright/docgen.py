@@ -80,12 +80,13 @@ def _default_text(action: argparse.Action) -> str:
 
 def parser_markdown(name: str, summary: str, parser: argparse.ArgumentParser) -> str:
     """One command's section: summary, usage, description and a table of every argument."""
+    raw = parser.formatter_class is argparse.RawDescriptionHelpFormatter
     parser.formatter_class = lambda prog: argparse.HelpFormatter(prog, width=USAGE_WIDTH)
     lines = [f"## `benchwright {name}`", "", md_text(summary[:1].upper() + summary[1:]) + ".", ""]
     lines += ["```text", parser.format_usage().strip(), "```", ""]
     if parser.description and parser.description.strip() != summary:
         description = parser.description.strip()
-        if parser.formatter_class is argparse.RawDescriptionHelpFormatter or "\n\n" in description:
+        if raw or "\n\n" in description:
             lines += ["```text", description, "```", ""]
         else:
             lines += [md_text(" ".join(description.split())), ""]
