@@ -231,8 +231,8 @@ def _serial_commands(rng: random.Random, t: Target, base: list[Op], period: int)
                     big = value.to_bytes(size, "big")
                     for order in (big, big[::-1]):
                         # the data, its complement and the data again: every bit a write stores goes both ways
-                        data = [rng.randrange(256) for _ in range(4)]
-                        for word in (data, [b ^ 0xFF for b in data], data):
+                        stored = [rng.randrange(256) for _ in range(4)]
+                        for word in (stored, [b ^ 0xFF for b in stored], stored):
                             frames = (command, 4, *order, *word)
                             ops += [op("serial", s.name, period, frames), op("hold", 12 * period)]
             out.append(("serial command addresses", trim(t, Program(tuple(ops)))))
