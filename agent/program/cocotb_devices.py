@@ -158,6 +158,10 @@ class SpiDevice(Responder):
 
     def put_bit(self):
         self.regs["miso"] = self.bit
+        if "detect" in self.regs:  # a card in the slot
+            self.regs["detect"] = 1
+        if "detect_n" in self.regs:
+            self.regs["detect_n"] = 0
 
     def draw(self, m):
         """0..m-1 when rough, else 0 (`bw_<n>_draw`)."""

@@ -249,7 +249,7 @@ DRIVEN_ROLES: Mapping[str, tuple[str, ...]] = {
     "axi_master": ("awready", "wready", "bvalid", "bresp", "arready", "rvalid", "rdata", "rresp", "rlast", "bid", "rid"),
     "ahb_master": ("hready", "hresp", "rdata"),
     "i2c": ("scl_in", "sda_in"),
-    "spi_flash": ("miso",), "sd": ("miso",),
+    "spi_flash": ("miso",), "sd": ("miso", "detect", "detect_n"),
 }
 """Responder kind -> the roles of the design inputs its responder drives (present ones only)."""
 

@@ -14,6 +14,9 @@ names:
   WRSR, READ, FAST READ, page program, erase and a busy (WIP) time after them; an unknown
   command reads the memory from its pointer on, as a generic register device.
 
+An SD card's slot may have a card-detect input (`i_card_detect`, `sd_cd_n`): the device holds
+it at "present" while it is on.
+
 Modes 0 and 3 (data sampled on the rising clock edge, changed on the falling one): what
 flashes and SD cards use. Quad transfers (four data lines) are not modelled: a controller
 whose data lines are quad buses (`o_qspi_dat[3:0]`) gets no device.
@@ -46,6 +49,10 @@ SPI_WORDS = frozenset({"spi", "qspi", "sd", "sdc", "sdcard", "sdspi", "mmc", "fl
 
 SD_WORDS = frozenset({"sd", "sdc", "sdcard", "sdspi", "mmc", "sdhc"})
 """Words of a design's or its lines' names that make the device an SD card."""
+
+
+DETECT_WORDS = frozenset({"detect", "det", "cd", "present", "cdn", "cdb"})
+"""Name words of a card-detect input (`i_card_detect`, `sd_cd_n`): the card is in its slot."""
 
 
 def words(name: str) -> list[str]:
@@ -95,4 +102,21 @@ def spi(layout: Layout, taken: set[str]) -> Iface | None:
     roles.pop("dat_i", None)
     named = {w for n in (layout.top, *roles.values()) for w in words(n)}
     kind = "sd" if named & SD_WORDS else "spi_flash"
+    if kind == "sd":
+        roles.update(_card_detect(layout, taken))
     return Iface("spi", kind, roles, 8)
+
+
+def _card_detect(layout: Layout, taken: set[str]) -> dict[str, str]:
+    """A card slot's detect input as `detect` (high: a card) or `detect_n` (low: a card); {} when none.
+
+    A controller with one (ZipCPU's sdspi) refuses every command until the card has been
+    present for a while; the device holds it at "present" while it is on.
+    """
+    for s in sorted(layout.ports, key=lambda s: s.name):
+        w = words(s.name)
+        if s.direction != "input" or s.width != 1 or s.dims or s.name in taken or not set(w) & DETECT_WORDS:
+            continue
+        low = w[-1] in ("n", "b", "cdn", "cdb") or s.name.lower().endswith("_n")
+        return {"detect_n" if low else "detect": s.name}
+    return {}

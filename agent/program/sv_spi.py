@@ -80,6 +80,8 @@ def process(t: Target, r: Iface) -> list[str]:
         f"    {v['psck']} = {sck};",
         "  end",
         f"  bw_{r.port('miso')} = {v['bit']};",
+        *([f"  bw_{r.port('detect')} = 1'b1;  // a card in the slot"] if r.port("detect") else []),
+        *([f"  bw_{r.port('detect_n')} = 1'b0;  // a card in the slot"] if r.port("detect_n") else []),
         "end",
     ]
 

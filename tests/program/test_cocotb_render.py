@@ -448,6 +448,7 @@ def test_sd_card_device_matches_the_sv_testbench(options: SimOptions, latency: i
     assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
     assert _toggles(cocotb) == _toggles(sv)
     toggles = {comment: n for (_file, _line, comment), n in _toggles(sv).items()}
+    assert toggles["card_in:0->1"] == 1  # the device holds the slot's card detect at "present"
     assert toggles["ready:0->1"] == 1  # the card initialised
     assert toggles["v2:0->1"] == 1
     assert toggles["sdhc:0->1"] == 1

@@ -2,6 +2,7 @@
 // After reset it initialises the card (80 clocks deselected, CMD0, CMD8, CMD55 + ACMD41 until
 // the card leaves its idle state, CMD58 for the OCR), then reads a 512-byte block (CMD17)
 // whenever start_read is high, checking the block's CRC16. SPI mode 0, SCK = clk / 4.
+// Initialisation waits for a card in the slot: sd_cd_n low for 32 clocks in a row (card_in).
 module sd_spi (
   input  logic       clk,
   input  logic       rst,
@@ -11,6 +12,8 @@ module sd_spi (
   output logic       sd_cs_n,
   output logic       sd_mosi,
   input  logic       sd_miso,
+  input  logic       sd_cd_n,      // card detect, low: a card in the slot
+  output logic       card_in,      // sd_cd_n has been low for 32 clocks
   output logic       ready,        // initialised: ACMD41 answered 0
   output logic       v2,           // CMD8 echoed its check pattern (a version 2 card)
   output logic       sdhc,         // the OCR's capacity bit
@@ -41,6 +44,14 @@ module sd_spi (
         end
       end
     end
+  end
+
+  // ---- card detect, debounced
+  logic [4:0] cd_count;
+  always_ff @(posedge clk) begin
+    if (rst || sd_cd_n) begin cd_count <= '0; card_in <= 1'b0; end
+    else if (cd_count != 5'd31) cd_count <= cd_count + 5'd1;
+    else card_in <= 1'b1;
   end
 
   // ---- commands
@@ -83,7 +94,7 @@ module sd_spi (
       if (done) begin
         sent <= 1'b0;
         case (st)
-          POWER: begin count <= count + 10'd1; if (count == 10'd9) begin sd_cs_n <= 1'b0; command(6'd0, 32'h0, 8'h95); end end
+          POWER: if (card_in) begin count <= count + 10'd1; if (count == 10'd9) begin sd_cs_n <= 1'b0; command(6'd0, 32'h0, 8'h95); end end
           CMD: begin fi <= fi + 3'd1; if (fi == 3'd5) begin st <= R1; tries <= '0; end end
           R1: if (!rx[7]) begin r1 <= rx; ext <= '0; st <= ext_n != 0 ? EXT : AFTER; end
               else if (tries == 4'd9) begin error <= 1'b1; st <= FAIL; end
