@@ -25,7 +25,7 @@ from agent.program.interfaces import (
     stream_payload_roles,
 )
 from agent.program.sv_ahb import size_code
-from agent.program.sv_ifaces import (
+from agent.program.sv_responders import (
     decode_order,
     split_byte_strobes,
     split_requests,

@@ -3,7 +3,7 @@
 Like `cocotb_drivers.py`, each constant is the Python text of one class, copied into a test
 when the program uses it. Responders run as tasks started with `cocotb.start_soon` and are
 stopped by the program's next `reset`; the hand-written ones mirror the SV `always`
-processes of `sv_ifaces.py` register for register (values are taken right after the
+processes of `sv_responders.py` register for register (values are taken right after the
 rising edge and driven for the next one, as the SV non-blocking assignments do).
 """
 
@@ -53,6 +53,10 @@ class Responder:
 
     def restart(self):
         pass
+
+    def rough_error(self, draw, shift=8):
+        """Whether this answer is an error: one in sixteen when rough (`sv_common.rough_error`)."""
+        return self.latency >= ROUGH_LATENCY and (draw >> shift) % 16 == 0
 
     def stop(self):
         if self.task is not None:
@@ -138,7 +142,7 @@ class SplitResponder(Responder):
                     if "rtag" in q:
                         q["rtag"] = tag
                     if "err" in q:  # a rough memory answers one request in sixteen with an error
-                        q["err"] = int(self.latency >= ROUGH_LATENCY and (self.rng.state >> 8) % 16 == 0)
+                        q["err"] = int(self.rough_error(self.rng.state))
                     if self.latency > 0:
                         self.wait = self.rng.next() % (self.latency + 1)
             if q["accept"] and any(self.high(role) for role in self.requests):
@@ -151,7 +155,7 @@ class SplitResponder(Responder):
             q["accept"] = int(len(self.queue) < self.room - 1 and (self.latency == 0 or self.rng.state % 4 != 0))
             self.drive()
 '''
-"""Split-transaction responder (`sv_ifaces._split_process`, request for request)."""
+"""Split-transaction responder (`sv_responders._split_process`, request for request)."""
 
 WB_RESP = '''
 
@@ -173,7 +177,7 @@ class WishboneResponder(Responder):
                 # a rough memory ends one cycle in sixteen with ERR instead of ACK (and stores nothing)
                 if "err" in q:
                     self.rng.next()
-                bad = "err" in q and self.latency >= ROUGH_LATENCY and (self.rng.state >> 8) % 16 == 0
+                bad = "err" in q and self.rough_error(self.rng.state)
                 q["ack"] = int(not bad)
                 if "err" in q:
                     q["err"] = int(bad)
@@ -218,7 +222,7 @@ class AhbResponder(Responder):
                 if self.phase and self.latency > 0:
                     draw = self.rng.next()
                     self.wait = draw % (self.latency + 1)
-                    if "hresp" in r and self.latency >= ROUGH_LATENCY and (draw >> 8) % 16 == 0:
+                    if "hresp" in r and self.rough_error(draw):
                         self.error, self.wait = 2, 0  # an ERROR: two cycles of HRESP
             elif self.wait > 0:
                 self.wait -= 1
@@ -292,7 +296,7 @@ class AxiHandResponder(Responder):
                 if "bid" in q and "awid" in self.roles:
                     q["bid"] = self.aw[4]
                 if "bresp" in q:
-                    q["bresp"] = 2 if self.latency >= ROUGH_LATENCY and (draw >> 8) % 16 == 0 else 0
+                    q["bresp"] = 2 if self.rough_error(draw) else 0
                 self.aw_got = self.w_done = False
             if old["arready"] and self.high("arvalid"):
                 self.ar_got, self.r_beat, self.ar = True, 0, self.burst("ar")
@@ -310,7 +314,7 @@ class AxiHandResponder(Responder):
                 if "rid" in q and "arid" in self.roles:
                     q["rid"] = self.ar[4]
                 if "rresp" in q:
-                    q["rresp"] = 2 if self.latency >= ROUGH_LATENCY and (draw >> 12) % 16 == 0 else 0
+                    q["rresp"] = 2 if self.rough_error(draw, 12) else 0
                 q["rvalid"] = 1
                 self.ar[0] = axi_next(self.ar[0], self.ar[2], self.ar[3], self.ar[1], mask)
                 self.r_beat += 1

@@ -16,6 +16,7 @@ from agent.program import sv_checks as chk
 from agent.program import sv_common as c
 from agent.program import sv_ifaces as ifc
 from agent.program import sv_monitors as mon
+from agent.program import sv_responders as rsp
 from agent.program.encode import DATA_FILE, FILL_CODES, OPCODES, PARITY_CODES, only_mask
 from agent.program.interfaces import Iface
 from agent.program.ops import BY_NAME, Op, Program, Value
@@ -104,7 +105,7 @@ def _library(t: Target, used: dict[str, set[str]] | None, palettes: bool) -> lis
                 lines += ifc.bus_tasks(t, iface, listed=every or iface.name in (used or {}).get("sweep", set()))
                 continue
             lines += {"stream": ifc.stream_task, "sink": ifc.sink_lines,
-                      "responder": ifc.responder_lines, "serial": ifc.serial_task}[kind](t, iface)
+                      "responder": rsp.responder_lines, "serial": ifc.serial_task}[kind](t, iface)
     ports = [name for name, _ in t.interfaces.ports if every or name in (used or {}).get("port", set())]
     if ports:
         lines += ifc.pattern_function()

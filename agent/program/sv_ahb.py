@@ -15,10 +15,11 @@ from agent.program.sv_common import (
     clock_of,
     mem_index,
     port_bits,
+    rough_error,
     write_bytes,
     xorshift,
 )
-from agent.program.target import ROUGH_LATENCY, TIMEOUT, Target
+from agent.program.target import TIMEOUT, Target
 
 NONSEQ, IDLE = "2'b10", "2'b00"
 """HTRANS codes the subordinate driver uses (a single transfer, then nothing)."""
@@ -65,18 +66,13 @@ def bus_body(t: Target, b: Iface) -> list[str]:
     ]
 
 
-def rough(n: str) -> str:
-    """The SV condition under which responder `n` answers some transfers with an error."""
-    return f"bw_{n}_lat >= {ROUGH_LATENCY}"
-
-
 def responder_process(t: Target, r: Iface, dw: int) -> list[str]:
     """The memory model's answers to an AHB-Lite manager, one transfer per data phase.
 
     On a clock edge with `hready` high the data phase on the bus ends (a write lands in
     memory by `hsize` and the address's low bits) and the address phase on the bus becomes the
     next data phase, which lasts 0..latency wait states; its read data is driven for the edge
-    that ends it. A rough memory (latency from `ROUGH_LATENCY`) answers one data phase in
+    that ends it. A rough memory (`sv_common.rough_error`) answers one data phase in
     sixteen ERROR, in the protocol's two cycles (HRESP high with HREADY low, then with HREADY
     high); an errored write does not land.
     """
@@ -92,7 +88,7 @@ def responder_process(t: Target, r: Iface, dw: int) -> list[str]:
     write = write_bytes(n, mem_index(f"bw_{n}_da", dw), p("wdata"), f"bw_{n}_ws", dw) if p("wdata") else ""
     hwrite = p("hwrite") or "1'b0"
     # bw_<n>_err: 2 in an ERROR's first cycle, 1 in its second, 0 otherwise (only with an hresp port)
-    error = (f" if ({rough(n)} && (bw_{n}_rng >> 8) % 16 == 0) begin bw_{n}_err = 2; bw_{n}_wait = 0; end"
+    error = (f" if ({rough_error(n)}) begin bw_{n}_err = 2; bw_{n}_wait = 0; end"
              if p("hresp") else "")
     return [
         f"logic [{aw - 1}:0] bw_{n}_da; logic [{sw - 1}:0] bw_{n}_ws; bit bw_{n}_dv, bw_{n}_dw; int bw_{n}_err;",

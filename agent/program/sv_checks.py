@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, replace
 
 from agent.program.sv_common import clock_of, hexlit
-from agent.program.sv_ifaces import sweep_name, sweep_registers
+from agent.program.sv_ifaces import regs_name, sweep_name, sweep_registers
 from agent.program.target import Target
 from sim.run.commands import KEEP_COVERAGE
 
@@ -204,10 +204,18 @@ def _expected(t: Target, bus: str, reads: tuple[int | None, ...], k: int) -> str
     return hexlit(max(1, t.interfaces.named(bus).data_bits), value) if value is not None else "'x"
 
 
+def _sweep_call(t: Target, bus: str, k: int, checks: Checks) -> str:
+    """The call reading bus `bus`'s register list as reads k.. (recording, or checked against `checks.reads`)."""
+    if checks.recording:
+        return f"{bus}_sweep_rec({k});"
+    n = len(sweep_registers(t.interfaces.named(bus)))
+    return f"{bus}_sweep_is({k}, '{{{', '.join(_expected(t, bus, checks.reads, k + j) for j in range(n))}}});"
+
+
 def plain_reads(text: str) -> str:
     """`text` with each checked read (`_read_is`, `_read_rec`, the sweeps) written as the plain read it checks."""
     def loop(m: re.Match[str]) -> str:
-        regs = f"BW_{m.group(1).upper()}_REGS"  # `sweep_name` of the bus
+        regs = regs_name(m.group(1))
         return f"foreach ({regs}[bw_i]) {m.group(1)}_read({regs}[bw_i]);"
 
     text = _SWEEP_REC.sub(loop, _SWEEP_IS.sub(loop, text))
@@ -243,9 +251,7 @@ def checked_reads(t: Target, body: list[str], checks: Checks) -> tuple[list[str]
         if depth == 0 and sweep and name in buses and sweep.group(2) == sweep_name(buses[name]):
             n = len(sweep_registers(buses[name]))
             if k + n <= MAX_READS:
-                values = ", ".join(_expected(t, name, checks.reads, k + j) for j in range(n))
-                out.append(f"{sweep.group(1)}{name}_sweep_rec({k});" if checks.recording
-                           else f"{sweep.group(1)}{name}_sweep_is({k}, '{{{values}}});")
+                out.append(sweep.group(1) + _sweep_call(t, name, k, checks))
                 used.append(name)
                 swept.append(name)
                 k += n
@@ -306,11 +312,7 @@ def swap(tb_text: str, t: Target, old: Checks, new: Checks) -> str | None:
         return f"{name}_read_is({addr}, {k}, {_expected(t, name, new.reads, k)});"
 
     def sweep(m: re.Match[str]) -> str:  # one register-list read in `new`'s form
-        name, k = m.group(1), int(m.group(2))
-        if new.recording:
-            return f"{name}_sweep_rec({k});"
-        n = len(sweep_registers(t.interfaces.named(name)))
-        return f"{name}_sweep_is({k}, '{{{', '.join(_expected(t, name, new.reads, k + j) for j in range(n))}}});"
+        return _sweep_call(t, m.group(1), int(m.group(2)), new)
 
     text = _SWEEP_REC.sub(sweep, _SWEEP_IS.sub(sweep, text))
     return _READ_REC.sub(call, _READ_IS.sub(call, text))

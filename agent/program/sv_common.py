@@ -12,7 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.heuristic.stimulus import COMB_STEP_NS, Field, Signal
-from agent.program.target import MAX_AVOID, MAX_AVOID_PAIRS, MEM_WORDS, Target
+from agent.program.target import (
+    MAX_AVOID,
+    MAX_AVOID_PAIRS,
+    MEM_WORDS,
+    ROUGH_LATENCY,
+    Target,
+)
 
 COMB_DELAY = COMB_STEP_NS
 """Nanoseconds per step of a design without a clock."""
@@ -44,6 +50,15 @@ def clock_of(t: Target) -> str:
 def assigns(pairs: Sequence[tuple[str, str]]) -> str:
     """Blocking assignments `port = value;` for the pairs whose port exists (is not '')."""
     return " ".join(f"{p} = {v};" for p, v in pairs if p)
+
+
+def rough_error(n: str, shift: int = 8) -> str:
+    """SV condition: responder `n` answers this transfer with an error (one in sixteen when rough).
+
+    A memory answered with `ROUGH_LATENCY` or more is rough; the draw is its generator's current
+    state shifted by `shift` (two answers of one clock use different bits).
+    """
+    return f"(bw_{n}_lat >= {ROUGH_LATENCY} && (bw_{n}_rng >> {shift}) % 16 == 0)"
 
 
 def xorshift(n: str) -> str:

@@ -12,7 +12,7 @@ from agent.program.interfaces import (
     split_name,
     stream_payload_roles,
 )
-from agent.program.sv_ifaces import split_requests, split_writes
+from agent.program.sv_responders import split_requests, split_writes
 from sim.analysis.rtl_facts import Condition
 
 WBUART = layout("wbuart", ">i_clk >i_reset >i_wb_cyc >i_wb_stb >i_wb_we >i_wb_addr[2] >i_wb_data[32] >i_wb_sel[4] "
