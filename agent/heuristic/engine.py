@@ -33,6 +33,7 @@ from agent.heuristic.stimulus import Hints, make_layout
 from agent.policy import Budget
 from agent.program import sv_checks as chk
 from agent.program.encode import DATA_FILE, encode
+from agent.program.i2c import target_addresses
 from agent.program.interfaces import one_hot_selects, recognise
 from agent.program.ops import Program
 from agent.program.serial_timing import command_bytes, counter_limits, wide_operands
@@ -189,6 +190,7 @@ def make_target(
         counters=counter_limits(iface.conditions),
         commands=command_bytes(iface.conditions),
         wide=wide_operands(iface.conditions),
+        i2c_addresses=target_addresses(params, iface.conditions),
     )
     return Target(layout, interfaces, hints.palettes), hints
 

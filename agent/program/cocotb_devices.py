@@ -18,9 +18,17 @@ class I2cTarget(Responder):
 
     IDLE, ADDR, ADDR_ACK, WRITE, WRITE_ACK, READ, READ_ACK, IGNORE = range(8)
 
+    H_START, H_START_LOW, H_LOW, H_RISE, H_HIGH, H_STOP_LOW, H_STOP_RISE, H_STOP, H_END = range(1, 10)
+    hosting, addresses = False, ()
+
     def rules(self, other, every, arbitration):
         """Another controller's transfer length, how rarely it starts one, how rarely it wins a bit."""
         self.other, self.every, self.arbitration = other, every, arbitration
+        return self
+
+    def host(self, addresses, target_every, wait):
+        """The other controller makes whole transfers, to the design's own `addresses` or a random one."""
+        self.hosting, self.addresses, self.target_every, self.wait = True, tuple(addresses), target_every, wait
         return self
 
     def restart(self):
@@ -28,9 +36,14 @@ class I2cTarget(Responder):
         self.st, self.cnt, self.ptr, self.hold, self.om, self.sr = self.IDLE, 0, 0, 0, 0, 0
         self.rw = self.nak = self.first = 0
         self.dscl = self.dsda = self.pscl = self.psda = 1
+        self.hst, self.hc, self.hh, self.hw, self.hslot, self.hbyte, self.hn = 0, 0, 4, 0, 0, 0, 1
+        self.hrw = self.hack = self.hsr = 0
+        self.hreg = -1
 
     def released(self, line):
         """The design leaves `line` high (as `sv_i2c.released`)."""
+        if not self.drives(line):
+            return 1  # a target that never stretches the clock
         value = self.high(line + "_o") if line + "_o" in self.roles else None
         if line + "_t" in self.roles:
             off = self.high(line + "_t")
@@ -56,10 +69,21 @@ class I2cTarget(Responder):
                 self.hold -= 1
                 if self.hold == 0:
                     self.dscl = 1
-            if self.st == self.IDLE and self.om == 0 and rough and scl and sda:
-                if self.rng.next() % self.every == 0:
+            idle = self.st == self.IDLE and scl and sda
+            if not self.hosting:
+                if idle and self.om == 0 and rough and self.rng.next() % self.every == 0:
                     self.om = self.other
-            if self.om > 0:
+            elif self.drives("scl"):  # a controller with a slave mode: half the other controller's turns address it
+                if self.hst == 0 and idle and self.om == 0 and rough and self.rng.next() % self.every == 0:
+                    if self.rng.next() % 2 == 0:
+                        self.om = self.other
+                    else:
+                        self.host_start()
+            elif self.hst == 0 and idle and self.rng.next() % self.target_every == 0:
+                self.host_start()
+            if self.hst:
+                self.host_step(scl, sda)
+            elif self.om > 0:
                 self.om -= 1
                 self.dsda = int(self.om == 0)
                 self.dscl = int(not (16 <= self.om < 48))
@@ -81,6 +105,68 @@ class I2cTarget(Responder):
             q["scl_in"] = int(self.released("scl") and self.dscl)
             q["sda_in"] = int(self.released("sda") and self.dsda)
             self.drive()
+
+    def drives(self, line):
+        """Whether the design has an output on `line` (as `i2c.drives`)."""
+        return any(f"{line}_{r}" in self.roles for r in ("o", "t", "oe", "oen"))
+
+    def host_start(self):
+        """Draw the other controller's transfer and start it (`sv_i2c.host_start`)."""
+        r = self.rng.next()
+        self.hh, self.hrw, self.hn = 4 << (r % 5), r >> 3 & 1, 1 + (r >> 4) % 4
+        self.hreg = (r >> 16) % 8 if r >> 15 & 1 else -1
+        own = self.addresses and (r >> 6) % 4 != 0
+        address = self.addresses[(r >> 8) % len(self.addresses)] if own else r >> 8 & 0x7F
+        self.hsr = (address << 1 | self.hrw) & 0xFF
+        self.hbyte, self.hslot, self.hst, self.hc = 0, 0, self.H_START, self.hh
+
+    def host_step(self, scl, sda):
+        """One clock of the other controller's transfer (`sv_i2c.host_step`)."""
+        if self.hc > 0:
+            self.hc -= 1
+            return
+        st, sending = self.hst, self.hbyte == 0 or not self.hrw
+        if st == self.H_START:
+            self.dsda, self.hc, self.hst = 0, self.hh, self.H_START_LOW
+        elif st == self.H_START_LOW:
+            self.dscl, self.hc, self.hslot, self.hst = 0, self.hh, 0, self.H_LOW
+        elif st == self.H_LOW:
+            if self.hslot < 8:
+                self.dsda = self.hsr >> (7 - self.hslot) & 1 if sending else 1
+            else:
+                self.dsda = 1 if sending else int(self.hbyte == self.hn)
+            self.hc, self.hw, self.hst = self.hh, 0, self.H_RISE
+        elif st in (self.H_RISE, self.H_STOP_RISE):
+            self.dscl = 1
+            if scl:
+                self.hc, self.hst = self.hh, st + 1
+            else:
+                self.hw += 1
+                if self.hw > self.wait:
+                    self.hst = self.H_END
+        elif st == self.H_HIGH:
+            if self.hslot < 8:
+                if not sending:
+                    self.hsr = (self.hsr << 1 | sda) & 0xFF
+            elif sending:
+                self.hack = int(not sda)
+            self.dscl, self.hc, self.hslot, self.hst = 0, self.hh, self.hslot + 1, self.H_LOW
+            if self.hslot == 9:
+                self.hslot = 0
+                if (sending and not self.hack) or self.hbyte == self.hn:
+                    self.hst = self.H_STOP_LOW
+                else:
+                    self.hbyte += 1
+                    if not self.hrw:
+                        first = self.hbyte == 1 and self.hreg >= 0
+                        self.hsr = self.hreg if first else self.words[self.hbyte % MEM_WORDS] & 0xFF
+        elif st == self.H_STOP_LOW:
+            self.dsda, self.hc, self.hw, self.hst = 0, self.hh, 0, self.H_STOP_RISE
+        elif st == self.H_STOP:
+            self.dsda, self.hc, self.hst = 1, self.hh, self.H_END
+        else:
+            self.dscl = self.dsda = 1
+            self.hst, self.st = 0, self.IDLE
 
     def draw_nak(self, rough):
         self.nak = int(rough and self.rng.next() % 8 == 0)

@@ -253,7 +253,9 @@ def responder_plan(t: Target, r: Iface) -> DriverPlan:
         cls, text = "AhbResponder", rsp.AHB_RESP
     elif r.kind == "i2c":
         rules = f"{sv_i2c.OTHER_MASTER}, {sv_i2c.OTHER_EVERY}, {sv_i2c.ARBITRATION_EVERY}"
-        factory = f"I2cTarget(bw, {_roles(r)}, {_memory_args(r)}, {py_tuple(driven)}).rules({rules})"
+        host = (f".host({py_tuple(r.addresses)}, {sv_i2c.TARGET_EVERY}, {sv_i2c.HOST_WAIT})"
+                if sv_i2c.addresses_host(r) else "")
+        factory = f"I2cTarget(bw, {_roles(r)}, {_memory_args(r)}, {py_tuple(driven)}).rules({rules}){host}"
         return DriverPlan(r.name, factory, (*base, dev.I2C_RESP))
     elif r.kind in ("spi_flash", "sd"):
         factory = f"SpiDevice(bw, {_roles(r)}, {_memory_args(r)}, {py_tuple(driven)}){dev.spi_setup(r.kind)}"

@@ -14,6 +14,13 @@ controller's and the device's drive, and the device
 - with `latency` > 0, stretches the clock (holds SCL low 0..4*latency cycles after SCL falls)
   and refuses one address or byte in eight (NAK), so the controller's error paths run too.
 
+Another controller shares the bus (`sv_i2c.host`): on a controller with `latency` > 0 it makes
+transfers of its own, and where the design can be addressed (a target, or a controller with a
+slave mode) it addresses the design: START, an address byte (one of the design's own addresses,
+`target_addresses`, or a random one), one to four bytes written or read (acknowledged until the
+last), STOP, waiting while the design stretches SCL. A design that drives only SDA (a target with
+no clock stretching) is still recognised; then the other controller is the whole bus traffic.
+
 The lines are sampled on the system clock (the controller's timing is a prescaled multiple of
 it) and driven for the next clock, as every responder does (`sv_i2c.py`).
 """
@@ -21,9 +28,11 @@ it) and driven for the next clock, as every responder does (`sv_i2c.py`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 
 from agent.heuristic.stimulus import Layout
 from agent.program.iface import Iface
+from sim.analysis.rtl_facts import Condition
 
 LINES = ("scl", "sda")
 """The two I2C lines."""
@@ -43,12 +52,32 @@ def _output_role(low: str) -> str:
     return "o"
 
 
-def i2c(layout: Layout, taken: set[str]) -> Iface | None:
-    """The design's I2C controller lines as a target to answer (kind `i2c`), else None.
+ADDRESS_PARAM = re.compile(r"(addr|adr|address|dev_?id|slave_?id)", re.IGNORECASE)
+"""Parameter names of a device address (`DEFAULT_SLAVE_ADDR`, `I2C_ADR`, `DEV_ID`)."""
+
+_ADDRESS_COMPARE = re.compile(r"(==|!=)\s*7'[sS]?[dhbo]")
+"""A condition that compares something with a 7-bit literal (`rx_addr[7:1] == 7'h50`)."""
+
+
+def target_addresses(params: Mapping[str, int], conditions: Iterable[Condition]) -> tuple[int, ...]:
+    """The 7-bit addresses the design may answer to as an I2C target, first found first; pure.
+
+    Elaborated parameters named like an address (a slave-address register's reset value,
+    `DEFAULT_SLAVE_ADDR = 7'h7E`) and the 7-bit literals the design compares with (a fixed
+    address, `addr[7:1] == 7'h50`).
+    """
+    out = [v for name, v in params.items() if ADDRESS_PARAM.search(name) and 0 < v < 0x80]
+    out += [c.constants[0] for c in conditions if _ADDRESS_COMPARE.search(c.text) and len(c.constants) == 1]
+    return tuple(dict.fromkeys(v for v in out if 0 < v < 0x80))
+
+
+def i2c(layout: Layout, taken: set[str], addresses: Sequence[int] = ()) -> Iface | None:
+    """The design's I2C lines as a bus to play a device and another controller on (kind `i2c`), else None.
 
     Roles: `scl_in`, `sda_in` (the inputs the harness drives), `scl_o`, `sda_o` (values),
     and `scl_t`/`scl_oe`/`scl_oen` (enables; the same for sda). Each line needs one 1-bit
-    input and at least one 1-bit output.
+    input; SDA needs at least one 1-bit output, SCL none (a target that never stretches the
+    clock). `addresses`: the design's own target addresses (`target_addresses`).
     """
     roles: dict[str, str] = {}
     for s in sorted(layout.ports, key=lambda s: s.name):
@@ -58,7 +87,11 @@ def i2c(layout: Layout, taken: set[str]) -> Iface | None:
             continue
         role = f"{line}_in" if s.direction == "input" else f"{line}_{_output_role(low)}"
         roles.setdefault(role, s.name)
-    for line in LINES:
-        if f"{line}_in" not in roles or not any(f"{line}_{r}" in roles for r in ("o", *ENABLES)):
-            return None
-    return Iface("i2c", "i2c", roles, 8)
+    if any(f"{line}_in" not in roles for line in LINES) or not drives(roles, "sda"):
+        return None
+    return Iface("i2c", "i2c", roles, 8, addresses=tuple(addresses))
+
+
+def drives(roles: Mapping[str, str], line: str) -> bool:
+    """Whether the design has an output on `line` (a value or an enable)."""
+    return any(f"{line}_{r}" in roles for r in ("o", *ENABLES))

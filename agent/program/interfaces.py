@@ -293,7 +293,8 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
               slices: Mapping[str, tuple[tuple[int, int, tuple[int, ...]], ...]] | None = None,
               templates: Mapping[str, tuple[tuple[tuple[int, int, int], ...], ...]] | None = None,
               lane_selects: Collection[str] = (), counters: Sequence[int] = (),
-              commands: Sequence[int] = (), wide: Sequence[int] = ()) -> Interfaces:
+              commands: Sequence[int] = (), wide: Sequence[int] = (),
+              i2c_addresses: Sequence[int] = ()) -> Interfaces:
     """Every interface of a design, from its layout, parameter values and mined constants.
 
     `lane_selects`: inputs the design decodes by one-hot values (`one_hot_selects`); a Wishbone
@@ -303,6 +304,7 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
     of a design with no bus to configure it (a command bridge) gets them as its `words`.
     `wide`: the multi-byte values the design compares registers with (`wide_operands`); such a
     serial input gets them as its `addresses`.
+    `i2c_addresses`: the design's own I2C target addresses (`i2c.target_addresses`).
     """
     ports = PortGroups(layout)
     mined = constants or {}
@@ -336,7 +338,7 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
         taken.update(p for b in spaces for p in b.roles.values())
         claim(_wb_master(ports, prefix), responders)
         claim(_apb(ports, prefix, mined), buses)
-    claim(i2c(layout, taken), responders)
+    claim(i2c(layout, taken, i2c_addresses), responders)
     claim(spi(layout, taken), responders)
     # A memory interface (valid/ready plus an address out and read data in) before streams:
     # picorv32's mem_valid/mem_ready would otherwise read as a stream out of the design.

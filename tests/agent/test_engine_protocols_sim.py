@@ -18,6 +18,8 @@ Each design in tests/data/program/ was written for these tests (needs Verilator)
   (%Error-DIDNOTCONVERGE, no assertion to blame);
 - fatal_combo: a unit that calls $fatal on one reserved input combination;
 - sd_spi: an SD-card controller over SPI (initialisation, block reads with a CRC16 check);
+- i2c_regs: an I2C target at its parameter's address (it drives SDA only) with four registers
+  behind a register pointer;
 - spi_flash: a NOR flash controller over SPI (ID, erase, program, status polling, read back).
 """
 
@@ -195,6 +197,20 @@ def test_an_i2c_master_reads_bytes_back_from_the_device_model() -> None:
     assert "i2c_respond(" in tb
     assert _covered(rep.final, "m_axis_data_tvalid:0->1")
     assert _covered(rep.final, "missed_ack:0->1")
+    assert rep.reproduced
+
+
+def test_an_i2c_target_is_addressed_written_and_read_by_the_other_controller() -> None:
+    # i2c_regs answers only its own address (ADDRESS = 7'h2A) and refuses register numbers past 3:
+    # the other controller on the bus addresses it, sets its pointer and writes and reads bytes.
+    tb, rep = _engine("i2c_regs", 20)
+    assert rep.final is not None
+    assert rep.final.status == Status.OK
+    assert "i2c_respond(" in tb
+    assert "7'h2a" in tb  # the address from the parameter
+    for point in ("writes[0]:0->1", "reads[0]:0->1", "reg0[7]:0->1", "reg0[7]:1->0"):
+        assert _covered(rep.final, point), point
+    assert rep.final.overall >= 90.0
     assert rep.reproduced
 
 

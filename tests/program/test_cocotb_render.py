@@ -417,6 +417,37 @@ def test_i2c_target_device_matches_the_sv_testbench(options: SimOptions, latency
 
 
 @pytest.mark.simulator_required
+def test_the_other_i2c_controller_addressing_a_target_matches_the_sv_testbench(options: SimOptions) -> None:
+    # A target that drives SDA only, at its parameter's address 0x2A: the other controller on the
+    # bus writes register numbers and bytes and reads them back; cocotb and SV toggle alike.
+    text = "reset 3\nrespond i2c fill=random seed=11 latency=0\nhold 40000\n"
+    sv, cocotb = _run("i2c_regs", text, options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert _toggles(cocotb) == _toggles(sv)
+    toggles = {comment: n for (_file, _line, comment), n in _toggles(sv).items()}
+    assert toggles["writes[0]:0->1"] > 0  # bytes stored at its own address
+    assert toggles["reads[0]:0->1"] > 0  # and read back
+    assert toggles["sda_oe:0->1"] > 0
+
+
+@pytest.mark.simulator_required
+@pytest.mark.parametrize("latency", [0, 2])
+def test_the_other_i2c_controller_addresses_a_design_that_drives_scl_only_when_rough(options: SimOptions,
+                                                                                    latency: int) -> None:
+    # A design that can drive SCL (as a controller with a slave mode) is addressed at its
+    # parameter's address by the other controller on a rough bus only, half of its turns.
+    text = f"reset 3\nrespond i2c fill=random seed=11 latency={latency}\nhold 60000\n"
+    sv, cocotb = _run("i2c_regs_scl", text, options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert _toggles(cocotb) == _toggles(sv)
+    toggles = {comment: n for (_file, _line, comment), n in _toggles(sv).items()}
+    assert (toggles["writes[0]:0->1"] > 0) == (latency > 0)
+    assert (toggles["reads[0]:0->1"] > 0) == (latency > 0)
+
+
+@pytest.mark.simulator_required
 def test_consecutive_bursts_on_a_pipelined_wishbone_match_the_sv_testbench(options: SimOptions) -> None:
     # `step` bursts on a pipelined slave are one cycle of back-to-back requests, so the slave's
     # "next address while the previous request is open" path runs; `step=0` bursts never do.

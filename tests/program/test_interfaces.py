@@ -318,6 +318,28 @@ def test_i2c_controller_lines_are_recognised_in_every_open_drain_style() -> None
     assert not [i for i in recognise(half).all() if i.kind == "i2c"]
 
 
+def test_an_i2c_target_is_recognised_with_its_own_addresses() -> None:
+    from agent.program.i2c import target_addresses
+    from agent.program.sv_i2c import addresses_host, released
+
+    # A target drives SDA only; the other controller addresses it at any latency.
+    target = layout("t", ">clk >rst_n >scl_i >sda_i <sda_oe <reg0[8]", {"rst_n": True})
+    (r,) = recognise(target, i2c_addresses=(0x2A,)).responders
+    assert (r.kind, r.addresses, released(r, "scl"), released(r, "sda")) == ("i2c", (0x2A,), "1'b1", "!sda_oe")
+    assert addresses_host(r)
+    # A controller is addressed only where its own addresses are known (a slave mode).
+    xilinx = layout("x", ">clk >rst >scl_i <scl_o <scl_t >sda_i <sda_o <sda_t", {"rst": False})
+    assert not addresses_host(recognise(xilinx).responders[0])
+    assert addresses_host(recognise(xilinx, i2c_addresses=(0x7E,)).responders[0])
+    # Addresses: parameters named like one (a slave-address register's reset value) and the
+    # 7-bit literals the design compares with; never counters, widths or 8-bit values.
+    conditions = (Condition("/a.v", 3, 1, "if", (), (0x50,), "sr[7:1] == 7'h50"),
+                  Condition("/a.v", 4, 1, "if", (), (0x3F,), "cnt == 8'h3f"),
+                  Condition("/a.v", 5, 1, "if", (), (0x50,), "adr_q != 7'd80"))
+    params = {"DEFAULT_SLAVE_ADDR": 0x7E, "WIDTH": 8, "I2C_ADR": 0x200, "DEV_ID": 0x1D}
+    assert target_addresses(params, conditions) == (0x7E, 0x1D, 0x50)
+
+
 def test_check_records_are_read_back_exactly_and_refused_when_incomplete() -> None:
     from agent.program import sv_checks as chk
 
