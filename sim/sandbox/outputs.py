@@ -100,11 +100,11 @@ def open_dir(root: Path, parts: Iterable[str] = (), *, create: bool = False) -> 
     """
     fd = os.open(root.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        for name in (root.name, *parts):
+        for depth, name in enumerate((root.name, *parts)):
             try:
                 nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
             except FileNotFoundError:
-                if not create or name == root.name:
+                if not create or depth == 0:  # `root` itself is never made (a part may share its name)
                     raise
                 os.mkdir(name, 0o755, dir_fd=fd)
                 nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)

@@ -191,6 +191,17 @@ def test_write_makes_folders_but_never_through_a_symlink(tmp_path: Path) -> None
     assert list(elsewhere.iterdir()) == []
 
 
+def test_write_makes_a_folder_named_like_the_root(tmp_path: Path) -> None:
+    # An inferred design is named after its repository folder: .benchwright/generated/<name>/ under <name>/.
+    ws = tmp_path / "uart16550"
+    ws.mkdir()
+    target = ws / ".benchwright" / "generated" / "uart16550" / "tb_uart_top.sv"
+    write_output(target, b"module tb; endmodule\n", root=ws)
+    assert target.read_bytes() == b"module tb; endmodule\n"
+    with pytest.raises(FileNotFoundError):
+        write_output(tmp_path / "gone" / "x.info", b"a", root=tmp_path / "gone")  # the root itself is never made
+
+
 def test_append_only_to_a_regular_file(run: Path) -> None:
     (run / "run.log").write_bytes(b"a")
     assert append_output(run / "run.log", b"b")
