@@ -49,6 +49,9 @@ class Entry:
     """The move that found it."""
     trial: int
     """The trial that found it (final programs run in this order)."""
+    finding: str = ""
+    """The protocol rule the design broke in its run (`interface port rule`), when it was kept as
+    that finding's witness rather than for its points ('' for a program kept for its points)."""
 
 
 @dataclass(frozen=True)

@@ -305,7 +305,7 @@ def run_engine(
     def assembly() -> int:
         if strategy == "random" or search is None or len(search.corpus) < 2:
             return 0
-        return min(ASSEMBLY_CALLS, len(set_cover(search.corpus, search.weigh)))
+        return min(ASSEMBLY_CALLS, len(set_cover(search.corpus, search.weigh)) + len(search.witnesses))
 
     def should_stop() -> bool:
         nonlocal stopped_by_wall
@@ -484,7 +484,8 @@ def fit_lines(
             others = frozenset().union(*(o.covered for o in entries if o is not e))
             return weigh(e.covered - others), len(e.covered - others)
 
-        entries.remove(min(entries, key=lambda e: (unique(e), -len(e.program))))
+        # A finding's witness goes last: it shows a broken protocol rule, which no point measures.
+        entries.remove(min([e for e in entries if not e.finding] or entries, key=lambda e: (unique(e), -len(e.program))))
     return replace(result, entries=tuple(entries), keys=frozenset().union(*(e.covered for e in entries)))
 
 
@@ -560,9 +561,8 @@ def render_final(
     ):
         new = len(entry.covered - seen)
         seen |= entry.covered
-        phases.append(
-            (at, f"program {k + 1} (trial {entry.trial}, {entry.label}): +{new} points")
-        )
+        why = f"breaks {entry.finding.split(' ', 2)[-1]}" if entry.finding else f"+{new} points"
+        phases.append((at, f"program {k + 1} (trial {entry.trial}, {entry.label}): {why}"))
     if result.failures:
         notes += summarize_failures(result.failures)[:3]
     title = (

@@ -38,6 +38,7 @@ from agent.heuristic.corpus import (
 )
 from agent.heuristic.stimulus import Hints
 from agent.program.ops import Op, Program, assigns, op
+from agent.program.sv_monitors import finding_key, parse_findings
 from agent.program.target import MAX_AVOID, Target
 from agent.program.text import format_program
 from sim.run.coverage import CoveragePoint, CoverageReport, source_lines_of, uncovered
@@ -103,6 +104,10 @@ class _Bandit:
         )
 
 
+MAX_WITNESSES = 3
+"""Most programs the search keeps for the protocol rules they show the design breaking."""
+
+
 class ProgramSearch:
     """One search: call `run()` to spend the budget; the result is `result()`."""
 
@@ -140,6 +145,8 @@ class ProgramSearch:
         self.best: SimResult | None = None
         self.best_entry: Entry | None = None
         self.openings: list[tuple[str, Program]] | None = None
+        self.witnesses: list[Entry] = []
+        """The first program of each protocol rule the design broke (kept for the finding)."""
         gens = moves.generators_for(t)
         self.bandit = _Bandit(
             [*MOVES[:1], *(f"extend:{g}" for g in gens), "mutate", "splice", "fresh"]
@@ -185,6 +192,13 @@ class ProgramSearch:
             self.best_entry = Entry(program, keys, label, len(self.trials))
         gained = len(keys - self.union)
         kept = False
+        for f in parse_findings(result.log_tail):
+            rule = finding_key(f)
+            # One witness per rule, one rule per witness program (its run shows the others too).
+            if len(self.witnesses) < MAX_WITNESSES and all(w.finding != rule and w.program != program
+                                                           for w in self.witnesses):
+                self.witnesses.append(Entry(program, keys, label, len(self.trials), finding=rule))
+                logger.debug("trial %d (%s): finding %s", len(self.trials), label, rule)
         if gained > 0:
             self.corpus.append(Entry(program, keys, label, len(self.trials)))
             self.union |= keys
@@ -482,7 +496,10 @@ class ProgramSearch:
             if should_stop() and last is not None:
                 break
             best: tuple[list[Entry], frozenset[str], SimResult] | None = None
-            for order in ([*chain, entry], [entry, *chain]) if chain else ([entry],):
+            # A finding's witness goes last and stays when the chain still breaks its rule.
+            orders = ([*chain, entry],) if chain and entry.finding else \
+                ([*chain, entry], [entry, *chain]) if chain else ([entry],)
+            for order in orders:
                 if len(order) > 1 and order[0] is entry and (
                     should_stop()
                     or (
@@ -499,6 +516,11 @@ class ProgramSearch:
                     res.status == Status.OK
                     and weigh(got) > weigh(keys)
                     and (best is None or weigh(got) > weigh(best[1]))
+                ) or (
+                    res.status == Status.OK
+                    and bool(entry.finding)
+                    and weigh(got) >= weigh(keys)
+                    and entry.finding in {finding_key(f) for f in parse_findings(res.log_tail)}
                 )
                 self._note("assemble", max(0, len(got) - len(keys)), better, res.status)
                 logger.debug(
@@ -527,7 +549,9 @@ class ProgramSearch:
             )
             keys = self.best_entry.covered if self.best_entry is not None else frozenset()
         else:
-            entries = set_cover(self.corpus, self.weigh)
+            cover = set_cover(self.corpus, self.weigh)
+            extra = [w for w in self.witnesses if all(w.program != e.program for e in cover)]
+            entries = tuple(sorted((*cover, *extra), key=lambda e: e.trial))
             keys = frozenset(self.union)
         return ProgramSearchResult(
             entries,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 from agent.heuristic.config_words import MODE_WORDS, mode_words
+from agent.heuristic.device_scenarios import with_devices
 from agent.heuristic.moves import (
     DIVISOR_MULTIPLES,
     bus_data,
@@ -28,7 +29,7 @@ from agent.heuristic.stimulus import Hints
 from agent.program.iface import DEVICE_KINDS
 from agent.program.interfaces import Iface
 from agent.program.ops import Op, Program, assigns, op
-from agent.program.target import Target
+from agent.program.target import ROUGH_LATENCY, Target
 
 ERROR_FRAMES: tuple[tuple[str, int], ...] = (
     ("even", 2),
@@ -290,13 +291,15 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
     - `serial`: registers written with the bit period (a divisor takes it, a reset bit clears),
       frames sent at that period, frames with errors under six mode words, then the same with
       the design's own output looped back (passes packed whole into a few programs);
-    - `requester`: memory answered with decodable words, time to run (a CPU executes);
+    - `requester`: memory answered with decodable words, time to run (a CPU executes); then on
+      a rough bus with the other inputs changing;
     - `stream`: packets on every stream with the outputs drained, then long packets with the
       other streams offering data and the side inputs set (`moves.stream_context`).
     """
     ifs = t.interfaces
     out: list[tuple[str, Program]] = []
     base = [op("reset"), *_background(rng, t)]
+    devices = {r.name for r in ifs.responders if r.kind in DEVICE_KINDS}
     stimulus = [*base, *_setup_writes(t)]
     # Inputs a failed check named (pop on an empty FIFO) stay low in a scenario drawn again:
     # corners and walks would drive them, random values leave them out.
@@ -495,6 +498,14 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                 )
     if ifs.responders:
         out.append(("requester", Program((*base, op("hold", 4000)))))
+        # The same on a rough bus (waits, error answers, long stalls) while the other inputs
+        # keep changing: a request then waits across whole transfers elsewhere (a UART byte
+        # arriving while WVALID is held), where the protocol checkers see a payload change.
+        rough = [o.with_arg("latency", ROUGH_LATENCY + 1) if o.name == "respond" and o.word("iface") not in devices
+                 else o for o in base]
+        if rough != base:
+            sessions = [o for _ in range(4) for o in (op("random", 300, seed(rng), pal=50, keep=60), op("hold", 2000))]
+            out.append(("requester on a rough bus", Program((*rough, *sessions))))
     if ifs.streams:
         ops = list(base)
         for s in ifs.streams:
@@ -526,40 +537,8 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                 ]
         if len(ops) > len(base):
             out.append(("stream in context", Program(tuple(ops))))
-    out += _with_devices(rng, t, out)
+    out += with_devices(rng, t, out)
     return [(name, trim(t, p)) for name, p in out]
-
-
-DEVICE_SESSION = 6000
-"""Cycles each random command waits for a device on the lines to answer it (a block of an SD
-card over SPI at a quarter of the clock takes about 17,000)."""
-
-DEVICE_SESSIONS = 6
-"""Random commands per device session scenario."""
-
-
-def _with_devices(rng: random.Random, t: Target, programs: list[tuple[str, Program]]) -> list[tuple[str, Program]]:
-    """Every scenario again with each device on the lines answering after the first reset.
-
-    Alternately a clean device (every transfer acknowledged, no clock stretching) and a rough
-    one (latency 2: stretching and refusals). Then per device two session scenarios (clean,
-    rough): random commands on the other inputs, each held `DEVICE_SESSION` cycles.
-    """
-    out = []
-    for d in (r for r in t.interfaces.responders if r.kind in DEVICE_KINDS):
-        for k, (name, p) in enumerate(programs):
-            first = next((i for i, o in enumerate(p.ops) if o.name == "reset"), -1) + 1
-            device = op("respond", d.name, fill="random", seed=seed(rng), latency=2 * (k % 2))
-            out.append((f"{name} with the {d.name} device", Program((*p.ops[:first], device, *p.ops[first:]))))
-        for latency in (0, 2):
-            # Sessions: a device transfer (an SD card's initialisation, a 512-byte block) takes
-            # thousands of cycles, so each random command on the other inputs is held that long.
-            ops = [op("reset"), op("respond", d.name, fill="random", seed=seed(rng), latency=latency),
-                   op("hold", DEVICE_SESSION // 2)]
-            for _ in range(DEVICE_SESSIONS):
-                ops += [op("random", 1, seed(rng), pal=50, keep=0), op("hold", DEVICE_SESSION)]
-            out.append((f"{d.name} device sessions, latency {latency}", Program(tuple(ops))))
-    return out
 
 
 def opening(rng: random.Random, t: Target, h: Hints) -> Program:

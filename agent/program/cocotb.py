@@ -22,6 +22,8 @@ from agent.program.encode import FILL_CODES, PARITY_CODES, only_mask
 from agent.program.ops import BY_NAME, Op, Program
 from agent.program.sv_ifaces import PATTERN_CODES
 from agent.program.target import (
+    LONG_STALL_CLOCKS,
+    LONG_STALL_EVERY,
     MAX_AVOID,
     MAX_AVOID_PAIRS,
     MEM_WORDS,
@@ -145,6 +147,7 @@ def _design(t: Target, used: dict[str, set[str]]) -> list[str]:
              f"TIMEOUT = {TIMEOUT}  # cycles a handshake waits before the test moves on",
              f"MEM_WORDS = {MEM_WORDS}  # words of a responder's memory model",
              f"ROUGH_LATENCY = {ROUGH_LATENCY}  # a bus memory's latency from which it answers some errors",
+             f"LONG_STALL_EVERY, LONG_STALL_CLOCKS = {LONG_STALL_EVERY}, {LONG_STALL_CLOCKS}  # a rough AXI slave's long stalls",
              f"MAX_AVOID = {MAX_AVOID}", "",
              "# (port, element width, unpacked dims, is a reset, asserted value, value at power-up)",
              "FIELDS = ("]

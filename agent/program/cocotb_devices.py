@@ -115,8 +115,13 @@ class I2cTarget(Responder):
         r = self.rng.next()
         self.hh, self.hrw, self.hn = 4 << (r % 5), r >> 3 & 1, 1 + (r >> 4) % 4
         self.hreg = (r >> 16) % 8 if r >> 15 & 1 else -1
-        own = self.addresses and (r >> 6) % 4 != 0
-        address = self.addresses[(r >> 8) % len(self.addresses)] if own else r >> 8 & 0x7F
+        pick = (r >> 6) % 8
+        if pick == 0:
+            address = 0  # the general call
+        elif pick == 1 or not self.addresses:
+            address = r >> 8 & 0x7F
+        else:
+            address = self.addresses[(r >> 8) % len(self.addresses)]
         self.hsr = (address << 1 | self.hrw) & 0xFF
         self.hbyte, self.hslot, self.hst, self.hc = 0, 0, self.H_START, self.hh
 

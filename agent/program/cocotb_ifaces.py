@@ -18,6 +18,7 @@ from agent.program import cocotb_drivers as drv
 from agent.program import cocotb_responders as rsp
 from agent.program import sv_i2c
 from agent.program.cocotb_lib import MEMORY, PORTS, py_tuple
+from agent.program.i2c import addresses_host
 from agent.program.iface import DRIVEN_ROLES
 from agent.program.interfaces import (
     FIELD_ROLE,
@@ -254,7 +255,7 @@ def responder_plan(t: Target, r: Iface) -> DriverPlan:
     elif r.kind == "i2c":
         rules = f"{sv_i2c.OTHER_MASTER}, {sv_i2c.OTHER_EVERY}, {sv_i2c.ARBITRATION_EVERY}"
         host = (f".host({py_tuple(r.addresses)}, {sv_i2c.TARGET_EVERY}, {sv_i2c.HOST_WAIT})"
-                if sv_i2c.addresses_host(r) else "")
+                if addresses_host(r) else "")
         factory = f"I2cTarget(bw, {_roles(r)}, {_memory_args(r)}, {py_tuple(driven)}).rules({rules}){host}"
         return DriverPlan(r.name, factory, (*base, dev.I2C_RESP))
     elif r.kind in ("spi_flash", "sd"):

@@ -58,6 +58,14 @@ class Responder:
         """Whether this answer is an error: one in sixteen when rough (`sv_common.rough_error`)."""
         return self.latency >= ROUGH_LATENCY and (draw >> shift) % 16 == 0
 
+    def long_stall(self, draw):
+        """Count a long stall down, or start one; whether the responder is stalled (`sv_common.long_stall`)."""
+        if self.long > 0:
+            self.long -= 1
+        elif self.latency >= ROUGH_LATENCY and (draw >> 20) % LONG_STALL_EVERY == 0:
+            self.long = self.latency * LONG_STALL_CLOCKS
+        return self.long > 0
+
     def stop(self):
         if self.task is not None:
             self.task.cancel()
@@ -258,6 +266,7 @@ class AxiHandResponder(Responder):
         self.aw = [0, 0, max(0, (self.dw // 8).bit_length() - 1), 1, 0]  # address, len, size, burst, id
         self.ar = list(self.aw)
         self.w_beat = self.r_beat = 0
+        self.long = 0
 
     def burst(self, c):
         """A channel's address, length, size, burst type and ID as the design drives them now."""
@@ -272,7 +281,8 @@ class AxiHandResponder(Responder):
         while True:
             await bw.rise()
             draw = self.rng.next()
-            ok = self.latency == 0 or draw % (self.latency + 1) == 0
+            stalled = self.long_stall(draw)
+            ok = not stalled and (self.latency == 0 or draw % (self.latency + 1) == 0)
             old = dict(q)
             for role in ("awready", "wready", "arready"):
                 q[role] = 0
@@ -362,6 +372,14 @@ class AxiRamResponder:
                 gate.pause = not ok
             await self.bw.rise()
 
+    def long_stall(self, draw):
+        """Count a long stall down, or start one; whether the responder is stalled (`sv_common.long_stall`)."""
+        if self.long > 0:
+            self.long -= 1
+        elif self.latency >= ROUGH_LATENCY and (draw >> 20) % LONG_STALL_EVERY == 0:
+            self.long = self.latency * LONG_STALL_CLOCKS
+        return self.long > 0
+
     def stop(self):
         if self.task is not None:
             self.task.cancel()
@@ -448,6 +466,14 @@ class Loopback:
         while True:
             sink.value = source.value
             await ValueChange(source)
+
+    def long_stall(self, draw):
+        """Count a long stall down, or start one; whether the responder is stalled (`sv_common.long_stall`)."""
+        if self.long > 0:
+            self.long -= 1
+        elif self.latency >= ROUGH_LATENCY and (draw >> 20) % LONG_STALL_EVERY == 0:
+            self.long = self.latency * LONG_STALL_CLOCKS
+        return self.long > 0
 
     def stop(self):
         if self.task is not None:

@@ -17,8 +17,8 @@ controller's and the device's drive, and the device
 Another controller shares the bus (`sv_i2c.host`): on a controller with `latency` > 0 it makes
 transfers of its own, and where the design can be addressed (a target, or a controller with a
 slave mode) it addresses the design: START, an address byte (one of the design's own addresses,
-`target_addresses`, or a random one), one to four bytes written or read (acknowledged until the
-last), STOP, waiting while the design stretches SCL. A design that drives only SDA (a target with
+`target_addresses`, the general call or a random one), one to four bytes written or read
+(acknowledged until the last), STOP, waiting while the design stretches SCL. A design that drives only SDA (a target with
 no clock stretching) is still recognised; then the other controller is the whole bus traffic.
 
 The lines are sampled on the system clock (the controller's timing is a prescaled multiple of
@@ -95,3 +95,11 @@ def i2c(layout: Layout, taken: set[str], addresses: Sequence[int] = ()) -> Iface
 def drives(roles: Mapping[str, str], line: str) -> bool:
     """Whether the design has an output on `line` (a value or an enable)."""
     return any(f"{line}_{r}" in roles for r in ("o", *ENABLES))
+
+
+def addresses_host(r: Iface) -> bool:
+    """Whether the other controller makes whole transfers (an address, data, STOP) on these lines.
+
+    It does where the design can be addressed: its own addresses are known, or it is a target.
+    """
+    return bool(r.addresses) or not drives(r.roles, "scl")

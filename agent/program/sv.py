@@ -185,7 +185,11 @@ def render_harness(t: Target) -> str:
         "end",
     ]
     header = ["// Benchwright program harness (generated): interprets prog.txt, one operation per line."]
-    return _module(t, HARNESS_TOP, header, None, True, body)
+    # Every trial runs the protocol checkers: a rule the design breaks in any trial is a finding
+    # the search keeps a witness program for (`ProgramSearch.witnesses`).
+    monitors = mon.lines(t, [*((k, "") for k in t.interfaces.sinks),
+                             *((r, f"bw_{r.name}_on") for r in t.interfaces.responders)])
+    return _module(t, HARNESS_TOP, header, None, True, [*monitors, *body])
 
 
 def _read(fmt: str, *targets: str) -> str:

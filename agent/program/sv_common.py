@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 from agent.heuristic.stimulus import COMB_STEP_NS, Field, Signal
 from agent.program.target import (
+    LONG_STALL_CLOCKS,
+    LONG_STALL_EVERY,
     MAX_AVOID,
     MAX_AVOID_PAIRS,
     MEM_WORDS,
@@ -59,6 +61,16 @@ def rough_error(n: str, shift: int = 8) -> str:
     state shifted by `shift` (two answers of one clock use different bits).
     """
     return f"(bw_{n}_lat >= {ROUGH_LATENCY} && (bw_{n}_rng >> {shift}) % 16 == 0)"
+
+
+def long_stall(n: str) -> str:
+    """SV statement: count down responder `n`'s long stall, or start one (rough, once in `LONG_STALL_EVERY`).
+
+    The draw is the generator's current state shifted by 20 (bits no other answer of the clock uses).
+    """
+    return (f"if (bw_{n}_long > 0) bw_{n}_long = bw_{n}_long - 1; "
+            f"else if (bw_{n}_lat >= {ROUGH_LATENCY} && (bw_{n}_rng >> 20) % {LONG_STALL_EVERY} == 0) "
+            f"bw_{n}_long = bw_{n}_lat * {LONG_STALL_CLOCKS};")
 
 
 def xorshift(n: str) -> str:

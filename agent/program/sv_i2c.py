@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.program.i2c import drives
+from agent.program.i2c import addresses_host, drives
 from agent.program.iface import Iface
 from agent.program.sv_common import clock_of, xorshift
 from agent.program.target import MEM_WORDS, Target
@@ -53,27 +53,20 @@ bit put on SDA with SCL low, SCL released until it is high, SDA sampled and SCL 
 STOP (SDA low, SCL released, SDA released) and the lines let go."""
 
 
-def addresses_host(r: Iface) -> bool:
-    """Whether the other controller makes whole transfers (an address, data, STOP) on these lines.
-
-    It does where the design can be addressed: its own addresses are known, or it is a target.
-    """
-    return bool(r.addresses) or not drives(r.roles, "scl")
-
-
 def host_start(r: Iface) -> list[str]:
     """SV: draw the other controller's transfer (its speed, direction, length, address) and start it.
 
     One draw: `4 << (rng % 5)` clocks per quarter bit, bit 3 read/write, 1..4 data bytes, one
-    time in four a random address, else one of the design's own (`Iface.addresses`), and one
-    write in two starts with a small register number (0..7, as a controller sets a device's
-    register pointer) before the bytes of the device's memory.
+    time in eight the general call address (0), one in eight a random address, else one of the
+    design's own (`Iface.addresses`; a random one when none is known), and one write in two
+    starts with a small register number (0..7, as a controller sets a device's register
+    pointer) before the bytes of the device's memory.
     """
     n = r.name
     own = f"7'(bw_{n}_rng >> 8)"
     for i, a in reversed(list(enumerate(r.addresses))):
         own = f"(bw_{n}_rng >> 8) % {len(r.addresses)} == {i} ? 7'h{a:02x} : {own}"
-    pick = f"(bw_{n}_rng >> 6) % 4 == 0 ? 7'(bw_{n}_rng >> 8) : {own}" if r.addresses else f"7'(bw_{n}_rng >> 8)"
+    pick = f"(bw_{n}_rng >> 6) % 8 == 0 ? 7'h00 : (bw_{n}_rng >> 6) % 8 == 1 ? 7'(bw_{n}_rng >> 8) : {own}"
     return [f"{xorshift(n)} bw_{n}_hh = 4 << (bw_{n}_rng % 5); bw_{n}_hrw = bw_{n}_rng[3]; "
             f"bw_{n}_hn = 1 + (bw_{n}_rng >> 4) % 4; bw_{n}_hsr = {{{pick}, bw_{n}_hrw}};",
             f"bw_{n}_hreg = bw_{n}_rng[15] ? (bw_{n}_rng >> 16) % 8 : -1; bw_{n}_hbyte = 0; bw_{n}_hslot = 0; bw_{n}_hst = {H_START}; bw_{n}_hc = bw_{n}_hh;"]

@@ -144,6 +144,11 @@ def lines(t: Target, ifaces: Sequence[tuple[Iface, str]]) -> list[str]:
             *out, "final begin", *reports, "end"]
 
 
+def finding_key(f: Finding) -> str:
+    """One finding's identity across runs: `interface port rule` (times and counts differ)."""
+    return f"{f.interface} {f.port} {f.rule}"
+
+
 def parse_findings(log: str) -> list[Finding]:
     """The findings a run printed, in order."""
     out = []

@@ -16,6 +16,7 @@ from agent.program import sv_ahb, sv_i2c, sv_spi
 from agent.program.interfaces import Iface
 from agent.program.sv_common import (
     clock_of,
+    long_stall,
     mem_index,
     port_bits,
     rough_error,
@@ -267,12 +268,13 @@ def _axi_process(t: Target, r: Iface, dw: int) -> list[str]:
     burst's length); the response carries the burst's ID. A read's beats follow its address
     with RLAST on the last and the ID echoed. Every handshake waits 0..latency random clocks,
     and a rough slave (`sv_common.rough_error`) answers one response in sixteen SLVERR.
-    Without AWLEN/AWSIZE/AWBURST (AXI4-Lite) a burst is one beat of the bus's width.
+    Without AWLEN/AWSIZE/AWBURST (AXI4-Lite) a burst is one beat of the bus's width. A rough
+    slave also stalls every channel now and then for hundreds of clocks (`sv_common.long_stall`).
     """
     n, p = r.name, r.port
     aw = max(1, r.addr_bits)
     size = max(0, (dw // 8).bit_length() - 1)
-    ok = f"(bw_{n}_lat == 0 || bw_{n}_rng % (bw_{n}_lat + 1) == 0)"
+    ok = f"(bw_{n}_long == 0 && (bw_{n}_lat == 0 || bw_{n}_rng % (bw_{n}_lat + 1) == 0))"
     b = {k: f"bw_{p(k)}" for k in ("awready", "wready", "bvalid", "arready", "rvalid", "rdata", "rlast", "bid", "rid")
          if p(k)}
 
@@ -304,12 +306,13 @@ def _axi_process(t: Target, r: Iface, dw: int) -> list[str]:
         f"logic [{aw - 1}:0] bw_{n}_awa, bw_{n}_ara; int bw_{n}_awl, bw_{n}_aws, bw_{n}_awb, bw_{n}_arl, bw_{n}_ars, "
         f"bw_{n}_arb, bw_{n}_wk, bw_{n}_rk;",
         *([f"logic [{idw - 1}:0] {ids};"] if ids else []),
-        f"bit bw_{n}_awg, bw_{n}_wdone, bw_{n}_arg;",
+        f"bit bw_{n}_awg, bw_{n}_wdone, bw_{n}_arg; int bw_{n}_long = 0;",
         f"always @(posedge {clock_of(t)}) begin",
-        f"  if (!bw_{n}_on) begin bw_{n}_awg = 0; bw_{n}_wdone = 0; bw_{n}_arg = 0; "
+        f"  if (!bw_{n}_on) begin bw_{n}_awg = 0; bw_{n}_wdone = 0; bw_{n}_arg = 0; bw_{n}_long = 0; "
         f"{b['awready']} <= 0; {b['wready']} <= 0; {b['bvalid']} <= 0; {b['arready']} <= 0; {b['rvalid']} <= 0; end",
         "  else begin",
         f"    {xorshift(n)}",
+        f"    {long_stall(n)}",
         f"    {b['awready']} <= 1'b0; {b['wready']} <= 1'b0; {b['arready']} <= 1'b0;",
         f"    if ({b['awready']} && {p('awvalid')}) begin bw_{n}_awg = 1; bw_{n}_wk = 0; {burst('aw')} end",
         f"    else if (!bw_{n}_awg && {p('awvalid')} && {ok}) {b['awready']} <= 1'b1;",

@@ -28,6 +28,15 @@ ROUGH_LATENCY = 3
 """A bus memory answered with at least this latency also answers some transfers with an error
 (AXI SLVERR, AHB ERROR); below it every answer is OKAY, so a CPU runs long programs."""
 
+LONG_STALL_EVERY = 4096
+"""A rough AXI4 slave (latency >= `ROUGH_LATENCY`) starts a long stall once in this many clocks:
+it takes nothing and answers nothing for `latency * LONG_STALL_CLOCKS` clocks, so a master's
+request waits across whole transfers of its other interfaces (a UART byte arriving while WVALID
+is held: the payload must still hold)."""
+
+LONG_STALL_CLOCKS = 256
+"""Clocks of a long stall per unit of latency (768..4,096 at latencies 3..16)."""
+
 MAX_AVOID = 16
 """Most `avoid` rules a testbench keeps."""
 

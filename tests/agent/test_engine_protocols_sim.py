@@ -20,6 +20,8 @@ Each design in tests/data/program/ was written for these tests (needs Verilator)
 - sd_spi: an SD-card controller over SPI (initialisation, block reads with a CRC16 check);
 - i2c_regs: an I2C target at its parameter's address (it drives SDA only) with four registers
   behind a register pointer;
+- axil_logger: an AXI4-Lite master whose write data follows the latest sample even while WVALID
+  waits (core_dbg_bridge's bug), which only a slave stalling longer than a sample gap shows;
 - spi_flash: a NOR flash controller over SPI (ID, erase, program, status polling, read back).
 """
 
@@ -212,6 +214,23 @@ def test_an_i2c_target_is_addressed_written_and_read_by_the_other_controller() -
         assert _covered(rep.final, point), point
     assert rep.final.overall >= 90.0
     assert rep.reproduced
+
+
+def test_the_engine_finds_a_write_payload_that_changes_while_it_waits() -> None:
+    # Every trial runs the protocol checkers; the first trial that breaks a rule is kept as its
+    # witness, so the final testbench breaks it again and the report lists the finding.
+    from agent.program.sv_monitors import parse_findings
+
+    tb, rep = _engine("axil_logger", 40)
+    assert rep.final is not None
+    assert rep.final.status == Status.OK
+    rules = {f.rule for f in parse_findings(rep.final.log_tail)}
+    assert "W: m_axi_wdata/m_axi_wstrb changed while m_axi_wvalid && !m_axi_wready" in rules
+    assert rep.search is not None
+    witnesses = [e for e in rep.search.entries if e.finding]
+    assert witnesses and all(e.finding.startswith("m_axi ") for e in witnesses)
+    # Shown by a rough slave's long stall: the witness answers with latency >= 3.
+    assert any(o.name == "respond" and o.num("latency") >= 3 for e in witnesses for o in e.program.ops)
 
 
 def test_an_sd_controller_completes_card_initialisation_and_reads_a_block() -> None:

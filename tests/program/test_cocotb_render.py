@@ -562,6 +562,22 @@ def test_axi4_burst_responder_matches_the_sv_testbench(options: SimOptions, late
 
 
 @pytest.mark.simulator_required
+@pytest.mark.parametrize("latency", [2, 4])
+def test_a_rough_axi4_slave_stalls_for_long_in_both_renderings(options: SimOptions, latency: int) -> None:
+    # 24 copies started 400 clocks apart: a slave answering within a few clocks finishes each
+    # before the next start; a rough one (latency 4) also stalls for 1,024 clocks now and then,
+    # so some starts find the engine busy and are lost. Cocotb and SV alike.
+    copy = "set src=0x40 dst=0x200 len=3 wrap=0 tag=1 start=1\nhold 1\nset start=0\nhold 400\n"
+    text = f"reset 3\nrespond m_axi fill=random seed=11 latency={latency}\n" + copy * 24
+    sv, cocotb = _run("axi4_copy", text, options, edit=_without_ids)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert _toggles(cocotb) == _toggles(sv)
+    done = {comment: n for (_file, _line, comment), n in _toggles(sv).items()}["done:0->1"]
+    assert (done < 24) == (latency == 4), done
+
+
+@pytest.mark.simulator_required
 @pytest.mark.parametrize("latency", [1, 3])
 def test_wishbone_responder_matches_the_sv_testbench(options: SimOptions, latency: int) -> None:
     # A Wishbone master's reads and write answered with stalls; a rough memory (latency 3) ends

@@ -319,8 +319,8 @@ def test_i2c_controller_lines_are_recognised_in_every_open_drain_style() -> None
 
 
 def test_an_i2c_target_is_recognised_with_its_own_addresses() -> None:
-    from agent.program.i2c import target_addresses
-    from agent.program.sv_i2c import addresses_host, released
+    from agent.program.i2c import addresses_host, target_addresses
+    from agent.program.sv_i2c import released
 
     # A target drives SDA only; the other controller addresses it at any latency.
     target = layout("t", ">clk >rst_n >scl_i >sda_i <sda_oe <reg0[8]", {"rst_n": True})
