@@ -52,15 +52,18 @@ def _mean(values: Sequence[float]) -> float:
     return float(statistics.fmean(values)) if values else 0.0
 
 
-def run_job(job: BenchJob) -> dict[str, Any]:
-    """Score one design; returns its row of bench.json (plus a `curve`, and `reference` when known)."""
-    row = _score(job)
+def run_job(job: BenchJob, on_step: Callable[[Any, Any], None] | None = None) -> dict[str, Any]:
+    """Score one design; returns its row of bench.json (plus a `curve`, and `reference` when known).
+
+    `on_step(record, episode)` hears every step of every episode (agent.fanout's progress).
+    """
+    row = _score(job, on_step)
     if job.reference is not None:
         row["reference"] = job.reference
     return row
 
 
-def _score(job: BenchJob) -> dict[str, Any]:
+def _score(job: BenchJob, on_step: Callable[[Any, Any], None] | None = None) -> dict[str, Any]:
     """Score one design with the job's policy (or its human test)."""
     start = time.monotonic()
     if job.policy == "human":
@@ -92,7 +95,7 @@ def _score(job: BenchJob) -> dict[str, Any]:
                           wall_time_s=job.wall_time_s, trajectory_dir=out, early_stop=job.early_stop)
         t0 = time.monotonic()
         try:
-            ep = run_episode(job.design, policy, cfg)
+            ep = run_episode(job.design, policy, cfg, on_step=on_step)
         finally:
             close = getattr(policy, "close", None)
             if callable(close):

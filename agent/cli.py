@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent.fanout.options import add_fanout_args, fanout_options, fanout_requested
 from sim.errors import SimError
 from sim.project.init_cli import add_input_args, design_from_args
 from sim.project.inputs import load_designs
@@ -180,6 +181,7 @@ def bench_main(argv: list[str]) -> int:
                    help="keep refining after a design meets its target (compare policies at full budget)")
     p.add_argument("--out", type=Path, default=Path("benchwright-out/bench"), help="output folder (default: %(default)s)")
     add_policy_args(p, extra=("human",))
+    add_fanout_args(p)
     args = p.parse_args(argv)
     _setup_logging(args.verbose)
     from agent.bench import BenchJob, run_bench
@@ -205,7 +207,16 @@ def bench_main(argv: list[str]) -> int:
                      args.out / "designs", early_stop=not args.no_early_stop,
                      mutants=args.mutants if args.mutation else None, reference=references.get(d.name))
             for d in designs]
-    bench = run_bench(jobs, args.out, workers=args.jobs)
+    if fanout_requested(args):  # --ray or --resume: agent.fanout's runner (rows kept as they finish)
+        from agent.fanout.runner import run_designs
+
+        try:
+            bench = run_designs(jobs, args.out, fanout_options(args))
+        except SimError as exc:  # no Ray cluster at --ray
+            sys.stderr.write(f"benchwright bench: {exc}\n")
+            return 2
+    else:
+        bench = run_bench(jobs, args.out, workers=args.jobs)
     s = bench["summary"]
     sys.stdout.write(f"{args.policy}: n={s['n']} Sim Pass {s['sim_pass']:.1f}% Cov Pass {s['cov_pass']:.1f}% "
                      f"Avg Cov {s['avg_cov']:.2f}% metrics {s['metrics']} wall {s['wall_s']:.0f}s "

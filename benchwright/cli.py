@@ -11,6 +11,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("sim.cli:doctor_main", "show tool paths and versions"),
     "run": ("agent.cli:run_main", "run an episode: generate/refine a testbench for one design"),
     "bench": ("agent.cli:bench_main", "score a policy (or the human tests) on a suite"),
+    "run-all": ("agent.run_all:run_all_main", "an episode for every design of a repository, one summary table"),
     "check": ("agent.check_cli:check_main", "run a kept testbench; fail when an output differs from its recording"),
     "lsp": ("server.__main__:main", "start the language server on stdio"),
     "watch": ("server.watch:main", "re-simulate on file changes in a terminal"),
