@@ -67,8 +67,8 @@ def rerecord(design: Design, tb_text: str, options: SimOptions = SimOptions()) -
     return new
 
 
-def check_main(argv: list[str]) -> int:
-    """Entry point of `benchwright check`."""
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of `benchwright check` (pure)."""
     p = argparse.ArgumentParser(prog="benchwright check",
                                 description="Run a kept testbench; fail when an output differs from its recording.")
     add_input_args(p)
@@ -76,7 +76,12 @@ def check_main(argv: list[str]) -> int:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--accept", action="store_true",
                    help="record the checks again from the design as it is now (intended new behaviour)")
-    args = p.parse_args(argv)
+    return p
+
+
+def check_main(argv: list[str]) -> int:
+    """Entry point of `benchwright check`."""
+    args = build_parser().parse_args(argv)
     from sim.cli import simulate
 
     try:

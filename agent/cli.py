@@ -68,8 +68,8 @@ def _setup_logging(verbose: bool) -> None:
                         format="%(levelname)s %(name)s: %(message)s")
 
 
-def run_main(argv: list[str]) -> int:
-    """Entry point of `benchwright run`; exit 0 when the best testbench simulates."""
+def build_run_parser() -> argparse.ArgumentParser:
+    """The parser of `benchwright run` (pure)."""
     p = argparse.ArgumentParser(prog="benchwright run", description="Generate and refine a testbench for one design.")
     add_input_args(p)
     p.add_argument("--out", type=Path, help="output folder (default: benchwright-out/<design>)")
@@ -78,7 +78,12 @@ def run_main(argv: list[str]) -> int:
     p.add_argument("--cocotb", action="store_true",
                    help="also write the equivalent cocotb test (built-in engine) and report its coverage")
     add_policy_args(p)
-    args = p.parse_args(argv)
+    return p
+
+
+def run_main(argv: list[str]) -> int:
+    """Entry point of `benchwright run`; exit 0 when the best testbench simulates."""
+    args = build_run_parser().parse_args(argv)
     _setup_logging(args.verbose)
     from agent.loop import AgentConfig, run_episode
     from agent.policy import get_policy
@@ -165,8 +170,8 @@ def _write_cocotb(design: Design, companions: dict[str, str], out: Path) -> dict
             "metrics": cov.percents() if cov else {}, "path": str(out / name), "detail": res.detail}
 
 
-def bench_main(argv: list[str]) -> int:
-    """Entry point of `benchwright bench`."""
+def build_bench_parser() -> argparse.ArgumentParser:
+    """The parser of `benchwright bench` (pure)."""
     p = argparse.ArgumentParser(prog="benchwright bench", description="Score a policy (or the human tests) on a suite.")
     p.add_argument("suite", nargs="*", type=Path,
                    help="suite folder (one design folder each, design.toml optional), a manifest of repositories "
@@ -182,7 +187,12 @@ def bench_main(argv: list[str]) -> int:
     p.add_argument("--out", type=Path, default=Path("benchwright-out/bench"), help="output folder (default: %(default)s)")
     add_policy_args(p, extra=("human",))
     add_fanout_args(p)
-    args = p.parse_args(argv)
+    return p
+
+
+def bench_main(argv: list[str]) -> int:
+    """Entry point of `benchwright bench`."""
+    args = build_bench_parser().parse_args(argv)
     _setup_logging(args.verbose)
     from agent.bench import BenchJob, run_bench
 

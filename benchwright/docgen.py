@@ -8,7 +8,6 @@ extension's `package.json`; `--check` exits 1 when a committed page differs (the
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import re
 import sys
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchwright.cli import COMMANDS
+from benchwright.cli import COMMANDS, resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 """The repository root (this module lives in `benchwright/`)."""
@@ -326,44 +325,17 @@ def vscode_markdown(package: Mapping[str, Any], restart_keys: Sequence[str]) -> 
 # --- thin I/O shell ---------------------------------------------------------------------------
 
 
-class _Captured(Exception):  # control flow, not an error
-    """Raised in place of parsing: carries the parser a command built."""
-
-    def __init__(self, parser: argparse.ArgumentParser) -> None:
-        super().__init__(parser.prog)
-        self.parser = parser
-        """The fully built parser."""
-
-
-def capture_parser(entry: Callable[[list[str]], int]) -> argparse.ArgumentParser:
-    """The parser a command's entry point builds, taken at its `parse_args` call (nothing runs).
-
-    The entry points build their parsers inline; stopping them at `parse_args` documents
-    exactly what a user's command line meets without changing how they are written.
-    """
-    original = argparse.ArgumentParser.parse_args
-
-    def stop(self: argparse.ArgumentParser, *args: object, **kwargs: object) -> argparse.Namespace:
-        raise _Captured(self)
-
-    argparse.ArgumentParser.parse_args = stop  # type: ignore[assignment,method-assign]
-    try:
-        entry([])
-    except _Captured as captured:
-        return captured.parser
-    finally:
-        argparse.ArgumentParser.parse_args = original  # type: ignore[method-assign]
-    raise RuntimeError(f"{entry.__module__}.{entry.__name__} returned without parsing arguments")
-
-
 def command_parsers(names: Iterable[str] | None = None) -> list[tuple[str, str, argparse.ArgumentParser]]:
-    """(name, summary, parser) for every dispatcher command, in `COMMANDS` order."""
+    """(name, summary, parser) for every dispatcher command, in `COMMANDS` order.
+
+    Each parser comes from the command's own builder (`Command.parser`), the one its entry point
+    parses with; this imports every command's module, which the dispatcher itself never does.
+    """
     out = []
     for name in names or COMMANDS:
-        target, summary = COMMANDS[name]
-        module_name, _, func = target.partition(":")
-        entry = getattr(importlib.import_module(module_name), func)
-        out.append((name, summary, capture_parser(entry)))
+        command = COMMANDS[name]
+        build: Callable[[], argparse.ArgumentParser] = resolve(command.parser)
+        out.append((name, command.summary, build()))
     return out
 
 

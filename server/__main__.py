@@ -24,13 +24,18 @@ def _protocol_stdout() -> BinaryIO:
     return rpc
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Serve LSP on stdio until the client exits; returns the exit status."""
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of `benchwright lsp` (pure; the log level's default reads BENCHWRIGHT_LOG_LEVEL)."""
     parser = argparse.ArgumentParser(prog="benchwright lsp", description="Benchwright language server (stdio).")
     parser.add_argument("--log-level", default=os.environ.get("BENCHWRIGHT_LOG_LEVEL", "INFO"),
                         choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="stderr log level (default: %(default)s)")
     parser.add_argument("--stdio", action="store_true", help="accepted for client compatibility (always stdio)")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve LSP on stdio until the client exits; returns the exit status."""
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(stream=sys.stderr, level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # pygls logs every message at INFO; keep stderr readable.
     logging.getLogger("pygls").setLevel(max(logging.WARNING, logging.getLevelName(args.log_level)))

@@ -133,8 +133,8 @@ def _observer(folder: Path, watcher: Watcher) -> Any:
     return observer
 
 
-def main(argv: list[str]) -> int:
-    """Entry point of `benchwright watch`."""
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of `benchwright watch` (pure)."""
     p = argparse.ArgumentParser(prog="benchwright watch", description="Re-simulate a design whenever its files change.")
     p.add_argument("folder", type=Path, help="design folder (with design.toml) or a folder of RTL")
     p.add_argument("--tb", type=Path, help="testbench file (default: design.toml human test, then tb/)")
@@ -143,7 +143,12 @@ def main(argv: list[str]) -> int:
     p.add_argument("--debounce", type=float, default=0.3, help="seconds of quiet before re-simulating")
     p.add_argument("--max-runs", type=int, help="exit after this many simulations (for scripts)")
     p.add_argument("-v", "--verbose", action="store_true", help="log file events to stderr")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of `benchwright watch`."""
+    args = build_parser().parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     folder = args.folder.resolve()

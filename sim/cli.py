@@ -22,8 +22,8 @@ from sim.suite import Design, design_from_files
 from sim.types import METRICS, SimResult
 
 
-def sim_parser() -> argparse.ArgumentParser:
-    """Arguments of `benchwright sim`."""
+def build_sim_parser() -> argparse.ArgumentParser:
+    """The parser of `benchwright sim` (pure)."""
     p = argparse.ArgumentParser(prog="benchwright sim", description="Simulate a testbench with Verilator coverage.")
     add_input_args(p, top_help="top module (default: design.toml's, else inferred)")
     p.add_argument("--tb", type=Path, help="testbench file (.sv, or a cocotb test .py)")
@@ -74,7 +74,7 @@ def simulate(design: Design, tb: Path | None, human: bool, options: SimOptions) 
 
 def sim_main(argv: list[str]) -> int:
     """Entry point of `benchwright sim`; exit 0 when the simulation status is ok."""
-    args = sim_parser().parse_args(argv)
+    args = build_sim_parser().parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
@@ -206,9 +206,14 @@ def _export(result: SimResult, out: Path) -> SimResult:
     return result
 
 
+def build_doctor_parser() -> argparse.ArgumentParser:
+    """The parser of `benchwright doctor` (pure; no options)."""
+    return argparse.ArgumentParser(prog="benchwright doctor")
+
+
 def doctor_main(argv: list[str]) -> int:
     """Print tool paths and versions; exit 1 when something required is missing."""
-    argparse.ArgumentParser(prog="benchwright doctor").parse_args(argv)
+    build_doctor_parser().parse_args(argv)
     import importlib.util
 
     from sim.tools import find_verilator

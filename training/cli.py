@@ -30,7 +30,8 @@ STAGES = ("data", "stage0", "sample", "stage1", "stage2", "sft", "export", "eval
 """Subcommands."""
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of `benchwright train` (pure)."""
     p = argparse.ArgumentParser(prog="benchwright train", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("command", choices=STAGES, help="stage to run")
@@ -242,7 +243,7 @@ def _select(stages: list[str], start: str | None, until: str | None) -> list[str
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `benchwright train`."""
-    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from training.config import ConfigError, load_config, log_config

@@ -18,7 +18,10 @@ import struct
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse
 
 MODELS_DIR_ENV = "BENCHWRIGHT_MODELS_DIR"
 """Environment variable naming the folder of assembled / extra GGUFs."""
@@ -265,18 +268,24 @@ def format_table(infos: Iterable[GGUFInfo]) -> str:
                      for r in rows)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of `benchwright models`: list local GGUFs, or resolve a short name."""
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of `benchwright models` (pure)."""
     import argparse
-    import json
-    import sys
 
     p = argparse.ArgumentParser(prog="benchwright models", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="*", type=Path, help="extra GGUF files or folders to list")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--resolve", metavar="NAME", help="print the GGUF path a short name or path resolves to")
-    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `benchwright models`: list local GGUFs, or resolve a short name."""
+    import json
+    import sys
+
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     if args.resolve:
         try:
             sys.stdout.write(f"{resolve_model(args.resolve)}\n")

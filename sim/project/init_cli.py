@@ -94,8 +94,8 @@ def design_toml(design: Design, explanation: Sequence[str] = (), root: Path | No
     return "\n".join(lines) + "\n"
 
 
-def init_main(argv: list[str]) -> int:
-    """Entry point of `benchwright init`; exit 0 when design.toml was written."""
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of `benchwright init` (pure)."""
     p = argparse.ArgumentParser(prog="benchwright init",
                                 description="Infer the design (top, files, include dirs, clocks, resets) and "
                                             "write a design.toml to review.")
@@ -103,7 +103,12 @@ def init_main(argv: list[str]) -> int:
     p.add_argument("--out", type=Path, help="where to write (default: design.toml in the design folder)")
     p.add_argument("--force", action="store_true", help="overwrite an existing design.toml")
     p.add_argument("--dry-run", action="store_true", help="print the design.toml instead of writing it")
-    args = p.parse_args(argv)
+    return p
+
+
+def init_main(argv: list[str]) -> int:
+    """Entry point of `benchwright init`; exit 0 when design.toml was written."""
+    args = build_parser().parse_args(argv)
     paths = list(args.design or ([] if args.filelist else [Path()]))
     try:
         inferred = infer(gather(paths, args.filelist, args.top), args.top)

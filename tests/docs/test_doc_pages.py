@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from benchwright import docgen
+from benchwright.cli import COMMANDS, resolve
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,20 +45,27 @@ def test_parser_markdown_of_a_small_parser() -> None:
     assert "| `-v, --verbose` |  | log |" in text
 
 
-def test_capture_parser_runs_nothing() -> None:
-    ran = []
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_each_command_parses_with_the_parser_docgen_documents(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # The builder is pure (two calls, two equal parsers) and the entry point parses with it:
+    # its --help prints exactly the builder's help.
+    build = resolve(COMMANDS[name].parser)
+    parser = build()
+    assert isinstance(parser, argparse.ArgumentParser)
+    assert parser.prog == f"benchwright {name}"
+    assert build() is not parser
+    assert build().format_help() == parser.format_help()
+    with pytest.raises(SystemExit) as exited:
+        resolve(COMMANDS[name].entry)(["--help"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == parser.format_help()
 
-    def entry(argv: list[str]) -> int:
-        p = argparse.ArgumentParser(prog="x")
-        p.add_argument("--flag")
-        p.parse_args(argv)
-        ran.append(True)
-        return 0
 
-    parser = docgen.capture_parser(entry)
-    assert parser.prog == "x"
-    assert not ran
-    assert argparse.ArgumentParser(prog="y").parse_args([]) == argparse.Namespace()  # parse_args restored
+def test_the_dispatcher_imports_no_command_package() -> None:
+    code = ("import sys, benchwright.cli as c; c.usage(); "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'agent', 'sim', 'server', 'training'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
 
 
 def test_every_operation_has_a_checked_example() -> None:

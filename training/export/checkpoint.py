@@ -34,8 +34,8 @@ def merge_adapter(adapter_dir: Path, base_dir: Path, out_dir: Path) -> Path:
     return out_dir
 
 
-def main(argv: list[str]) -> int:
-    """Convert (and merge, quantize, check) one checkpoint; prints the GGUF path."""
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of `benchwright export` (pure)."""
     p = argparse.ArgumentParser(prog="benchwright export", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("checkpoint", type=Path, help="HF model directory (config.json + weights) or a LoRA adapter")
@@ -46,7 +46,12 @@ def main(argv: list[str]) -> int:
     p.add_argument("--parity", action="store_true",
                    help="compare HF and GGUF tokens and logits (loads the HF model in float32)")
     p.add_argument("--threads", type=int, default=2, help="threads for quantization (default: %(default)s)")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: list[str]) -> int:
+    """Convert (and merge, quantize, check) one checkpoint; prints the GGUF path."""
+    args = build_parser().parse_args(argv)
     from training.export.gguf import ExportError
     from training.export.model import ParityError, export_model
     from training.meta import meta_path
