@@ -42,6 +42,8 @@ class JobKind(enum.Enum):
 
     SIMULATE = "simulate"
     EPISODE = "episode"
+    GENERATE = "generate"
+    """The built-in engine writing a testbench for a design without one (on save)."""
 
 
 class JobState(enum.Enum):
@@ -138,7 +140,7 @@ class Jobs:
 
 
 def simulate(project: Project, tb: Testbench, options: SimOptions, cancel: Cancel | None = None) -> SimResult:
-    """Simulate `tb` against the project's design with coverage (the user's own files: trusted)."""
+    """Simulate `tb` against the project's design with coverage (the user's own files: trusted; a generated one is checked)."""
     design = project.design
     if tb.kind == "human":
         from sim.run.human import evaluate_human
@@ -148,7 +150,8 @@ def simulate(project: Project, tb: Testbench, options: SimOptions, cancel: Cance
         from sim.run.cocotb import evaluate_cocotb
 
         return evaluate_cocotb(design, tb.path.stem, list(tb.files), options=options, trusted=True, cancel=cancel)
-    return evaluate_files(design, tb.files, None, options=options, check=False, cancel=cancel)
+    # A generated testbench lives where a cloned repository could have shipped a file: guarded as untrusted.
+    return evaluate_files(design, tb.files, None, options=options, check=tb.kind == "generated", cancel=cancel)
 
 
 def mutation_report(project: Project, tb: Testbench, options: SimOptions,

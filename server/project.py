@@ -13,7 +13,9 @@ Settings add include dirs and defines and may override the top.
 
 The testbench, in order: the `project.testbench` setting, the last proposal the user
 accepted for the design (while the file exists), the design.toml human test, then the
-`tb/` convention (`tb/tb_<top>.sv`, else the one `tb/*.sv` that instantiates the top). An
+`tb/` convention (`tb/tb_<top>.sv`, else the one `tb/*.sv` that instantiates the top), then
+the one the built-in engine wrote when the design had none of these
+(`.benchwright/generated/<design>/tb_<top>.sv`, see server.service.generate_missing). An
 inferred design's human test is the repository's own testbench (sim.project.testbench).
 """
 
@@ -50,6 +52,12 @@ HDL_SUFFIXES = (".v", ".sv", ".vh", ".svh")
 HEADER_SUFFIXES = (".vh", ".svh")
 """Include files: linted only as part of a design, never on their own."""
 
+STATE_DIR = ".benchwright"
+"""Per-workspace folder for lcov files, trajectories and generated testbenches."""
+
+GENERATED_SOURCE = "written by the built-in engine: the design has no testbench Benchwright can run"
+"""`Testbench.source` of a testbench the server generated because the design had none."""
+
 _MODULE = re.compile(r"^\s*(?:module|macromodule)\s+(?:automatic\s+|static\s+)?([A-Za-z_]\w*)", re.M)
 
 
@@ -58,7 +66,8 @@ class Testbench:
     """A testbench the server can simulate."""
 
     kind: str
-    """`human` (design.toml human test), `sv` (one SV file) or `cocotb` (a Python test)."""
+    """`human` (design.toml human test), `sv` (one SV file), `cocotb` (a Python test) or
+    `generated` (one SV file the built-in engine wrote under `.benchwright/generated/`)."""
     files: tuple[Path, ...]
     """Its files; the first is the one shown to the user."""
     source: str
@@ -80,6 +89,8 @@ class Project:
     """The workspace folder holding it (the design root when outside every folder)."""
     from_toml: bool
     """True when the design came from a design.toml."""
+    ambiguous: tuple[str, ...] = ()
+    """The candidate tops when several contain the document (the design is then the document alone)."""
 
 
 def modules_in(text: str) -> list[tuple[str, int]]:
@@ -296,11 +307,30 @@ def find_testbench(project: Project, settings: Settings, accepted: Path | None =
     matching = [c for c in candidates if _instantiates(c, design.top)]
     if len(matching) == 1:
         return Testbench("sv", (matching[0],), "tb/")
+    generated = generated_path(project)
+    if generated.is_file() and not generated.is_symlink():
+        return Testbench("generated", (generated,), GENERATED_SOURCE)
     return None
 
 
+def generated_path(project: Project) -> Path:
+    """Where the built-in engine's testbench for a design without one is kept (pure)."""
+    design = project.design
+    return project.workspace / STATE_DIR / "generated" / design.name / f"tb_{design.top}.sv"
+
+
+def testbench_places(project: Project) -> str:
+    """What find_testbench looked for, for a message saying none was there (pure)."""
+    top = project.design.top
+    return (f"the benchwright.project.testbench setting, a design.toml test, a FuseSoC simulation target, "
+            f"tb_{top} or {top}_tb (or test_{top}.py) in a testbench folder, a tb/*.sv that instantiates {top}")
+
+
 def proposal_path(project: Project, current: Testbench | None) -> Path:
-    """Where a proposed testbench goes: over the current single-file SV testbench, else `tb/tb_<top>.sv`."""
+    """Where a proposed testbench goes: over the current single-file SV testbench, else `tb/tb_<top>.sv`.
+
+    A generated testbench (under `.benchwright/`) is never the target: a proposal puts it into the repository.
+    """
     if current is not None and current.kind in ("sv", "human") and len(current.files) == 1 \
             and current.path.suffix == ".sv":
         return current.path

@@ -28,7 +28,7 @@ async def accept_behaviour(ls: BenchwrightServer, uri: str) -> p.ProposalResult:
         return ready
     settings, project = ready
     tb = find_testbench(project, settings, ls.accepted.get(str(project.design.root)))
-    if tb is None or tb.kind != "sv" or len(tb.files) != 1:
+    if tb is None or tb.kind not in ("sv", "generated") or len(tb.files) != 1:
         return p.ProposalResult(applied=False, message="no single-file SystemVerilog testbench with checks to record")
     path = tb.files[0]
     tb_uri = convert.uri_of(path)

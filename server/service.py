@@ -38,6 +38,7 @@ from server.lint import lint_command, lint_sandbox, run_lint, shadow_copies
 from server.project import (
     HDL_SUFFIXES,
     HEADER_SUFFIXES,
+    STATE_DIR,
     Project,
     Testbench,
     find_project,
@@ -62,9 +63,6 @@ logger = logging.getLogger(__name__)
 
 RESIMULATE_DELAY_S = 0.5
 """Quiet time after watched-file events before re-simulating (a checkout touches many files)."""
-
-STATE_DIR = ".benchwright"
-"""Per-workspace folder for lcov files and trajectories."""
 
 _lint_ids = itertools.count()
 
@@ -95,17 +93,21 @@ async def resolve(ls: BenchwrightServer, uri: str) -> tuple[Settings, Project | 
     if path is None:
         return settings, None
     loop = asyncio.get_running_loop()
+    candidates: list[str] = []
 
     def ambiguous(doc: Path, exc: AmbiguousTopError) -> None:
+        candidates.extend(u.name for u in exc.candidates)
         loop.call_soon_threadsafe(send_ambiguous_top, ls, doc, exc)
 
     try:
         # Inference may run Verilator: off the event loop.
-        return settings, await asyncio.to_thread(find_project, path, ls.folder_paths(), settings, ls.module_index,
-                                                 ambiguous)
+        project = await asyncio.to_thread(find_project, path, ls.folder_paths(), settings, ls.module_index, ambiguous)
     except (SimError, OSError) as exc:
         ls.log(f"Benchwright: {exc}", types.MessageType.Warning)
         return settings, None
+    if project is not None and candidates:
+        project = replace(project, ambiguous=tuple(candidates))
+    return settings, project
 
 
 def send_ambiguous_top(ls: BenchwrightServer, doc: Path, exc: AmbiguousTopError) -> None:
@@ -233,6 +235,11 @@ def _state_dir(project: Project) -> Path:
     return project.workspace / STATE_DIR
 
 
+def lcov_path(project: Project) -> Path:
+    """`<workspace>/.benchwright/coverage/<design>.info`: where a design's lcov file goes."""
+    return _state_dir(project) / "coverage" / f"{project.design.name}.info"
+
+
 def _simulate_work(project: Project, tb: Testbench, options: SimOptions, lcov: Path, mutation: bool = False) -> Any:
     """The blocking part of an on-save simulation (runs in a job thread).
 
@@ -296,9 +303,9 @@ async def simulate_project(ls: BenchwrightServer, project: Project, settings: Se
     root = str(project.design.root)
     tb = find_testbench(project, settings, ls.accepted.get(root))
     if tb is None:
-        ls.log(f"Benchwright: no testbench for {project.design.name}: set benchwright.project.testbench, "
-               f"add tb/tb_{project.design.top}.sv, or run Generate Testbench", types.MessageType.Warning)
-        return None
+        from server.generate import generate_missing  # (it calls back into this module)
+
+        return await generate_missing(ls, project, settings, version)
     fingerprint = content_fingerprint(project, tb)
     if version is None and ls.sim_fingerprints.get(root) == fingerprint:
         # A watched-file event for content already simulated (VS Code sends one right
@@ -309,7 +316,7 @@ async def simulate_project(ls: BenchwrightServer, project: Project, settings: Se
         tool_missing(ls, settings, f"Benchwright: not simulating {project.design.name}: {refusal}", "sandbox")
         return None
     ls.sim_fingerprints[root] = fingerprint
-    lcov = _state_dir(project) / "coverage" / f"{project.design.name}.info"
+    lcov = lcov_path(project)
     job = ls.jobs.claim(root, JobKind.SIMULATE)
     with ls.activity("simulating", f"simulating {project.design.name}"):
         async with ls.work_progress(f"Benchwright: simulating {project.design.name}", job.cancel):
@@ -535,7 +542,7 @@ async def offer(ls: BenchwrightServer, project: Project, settings: Settings, cur
                                 message=answer.failure_reason or "the edit was not applied")
     ls.accepted[str(project.design.root)] = path
     outcome = Outcome(project, None, path, best, target_of(project, settings), tuple(settings.coverage.metrics))
-    lcov = _state_dir(project) / "coverage" / f"{project.design.name}.info"
+    lcov = lcov_path(project)
     if best.report is not None:
         await asyncio.get_running_loop().run_in_executor(ls.jobs.executor, save_lcov, project, best.report, lcov)
     publish_outcome(ls, outcome, None, lcov if best.report is not None else None, settings)

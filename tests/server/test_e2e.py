@@ -299,6 +299,11 @@ async def test_ambiguous_top_is_announced_once_then_the_picked_top_simulates(tmp
         session.save(uri)
         await asyncio.sleep(2.0)
         assert len(session.recorder.ambiguous) == 1, "the same ambiguity was announced twice"
+        # Until a top is picked, saving neither simulates nor has the engine write a testbench for the FIFO alone.
+        assert session.recorder.coverage == []
+        assert any("modules could be its top (uart_a, uart_b); pick one" in m.message
+                   for m in session.client.log_messages)
+        assert not (ws / ".benchwright" / "generated").exists()
     finally:
         await stop()
     picked = {"benchwright": {"project": {"top": "uart_b"}}}

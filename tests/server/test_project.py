@@ -9,6 +9,7 @@ import pytest
 from server.project import (
     find_project,
     find_testbench,
+    generated_path,
     modules_in,
     parse_filelist,
     proposal_path,
@@ -50,6 +51,24 @@ def test_design_toml_found_upward_and_tb_convention(design: Path) -> None:
     assert tb is not None
     assert tb.path.name == "tb_top.sv"
     assert proposal_path(project, tb) == tb.path
+
+
+def test_a_generated_testbench_comes_last_and_proposals_go_into_tb(design: Path) -> None:
+    settings = Settings()
+    project = find_project(design / "rtl" / "top.sv", [design.parent], settings)
+    assert project is not None
+    generated = generated_path(project)
+    assert generated == design.parent / ".benchwright" / "generated" / "d" / "tb_top.sv"
+    write(generated, "module tb_top; top dut(.clk()); endmodule\n")
+    tb = find_testbench(project, settings)
+    assert tb is not None
+    assert (tb.kind, tb.path) == ("generated", generated)
+    assert "built-in engine" in tb.source
+    assert proposal_path(project, tb) == design / "tb" / "tb_top.sv"  # into the repository, not .benchwright/
+    write(design / "tb" / "bench.sv", "module bench; top dut(.clk()); endmodule\n")
+    mine = find_testbench(project, settings)
+    assert mine is not None
+    assert (mine.kind, mine.path.name) == ("sv", "bench.sv")  # any testbench of the repository's wins
 
 
 def test_precedence_setting_then_proposal_then_human(design: Path) -> None:
