@@ -3,9 +3,13 @@
 // Chromium through playwright-core. Flows: open → lint, save → coverage (status bar + Test
 // Coverage), Improve Coverage → review/apply the proposed edit, syntax error → Problems count,
 // then a second workspace without design.toml whose shared FIFO has two possible tops: the
-// notification, the top picker writing benchwright.project.top, coverage of the picked top.
+// notification, the top picker writing benchwright.project.top, coverage of the picked top;
+// then a public repository as cloned, with no testbench Benchwright can run: saving its RTL has
+// the built-in engine write one under .benchwright/generated/, and its coverage shows.
 //
 // Usage: node scripts/e2e.mjs --code-server <entry.js> --vsix <file> [--python <py>] [--chromium <bin>] [--artifacts <dir>]
+//          [--cloned <repo folder> --cloned-file <its RTL file to save> --cloned-sim-calls <n>] [--only-cloned]
+// --only-cloned runs just the cloned-repository flow (e.g. on another repository, for a screenshot).
 // Screenshots go to the artifacts dir (default test-artifacts/); their paths are printed.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,6 +29,11 @@ const VSIX = path.resolve(arg('vsix', path.join(ROOT, 'benchwright-0.1.0.vsix'))
 const PYTHON = arg('python', process.env.BENCHWRIGHT_PYTHON ?? path.join(REPO, '.venv/bin/python'));
 const CHROMIUM = arg('chromium', process.env.BENCHWRIGHT_CHROMIUM ?? '/usr/bin/chromium');
 const ARTIFACTS = path.resolve(arg('artifacts', path.join(ROOT, 'test-artifacts')));
+// The cloned repository of flow 6 (default: pulp-platform/apb_gpio as cloned, tests/data/server/repos/README.md).
+const CLONED = path.resolve(arg('cloned', path.join(REPO, 'tests/data/server/repos/apb_gpio')));
+const CLONED_FILE = arg('cloned-file', 'rtl/apb_gpio.sv');
+const CLONED_SIM_CALLS = Number(arg('cloned-sim-calls', '12'));
+const ONLY_CLONED = process.argv.includes('--only-cloned');
 const T0 = Date.now();
 const log = (msg) => console.log(`[e2e +${((Date.now() - T0) / 1000).toFixed(1)}s] ${msg}`);
 
@@ -54,6 +63,17 @@ fs.mkdirSync(path.join(ws2, '.vscode'));
 fs.writeFileSync(path.join(ws2, '.vscode/settings.json'), JSON.stringify({
   'benchwright.python.interpreter': PYTHON,
   'benchwright.showNotifications': 'onError',
+  'files.autoSave': 'off',
+}, null, 2));
+// The third workspace: a repository as cloned (only workspace settings added, as a user would).
+const ws3 = path.join(scratch, path.basename(CLONED));
+fs.cpSync(CLONED, ws3, { recursive: true });
+fs.chmodSync(ws3, 0o755);
+fs.mkdirSync(path.join(ws3, '.vscode'), { recursive: true });
+fs.writeFileSync(path.join(ws3, '.vscode/settings.json'), JSON.stringify({
+  'benchwright.python.interpreter': PYTHON,
+  'benchwright.showNotifications': 'onError',
+  'benchwright.policy.simCalls': CLONED_SIM_CALLS,
   'files.autoSave': 'off',
 }, null, 2));
 const userData = path.join(scratch, 'user-data');
@@ -95,7 +115,7 @@ const port = await new Promise((resolve) => {
 });
 const csLog = fs.openSync(path.join(ARTIFACTS, 'code-server.log'), 'w');
 const cs = spawn(process.execPath, [CODE_SERVER, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry',
-  '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', ...common, ws],
+  '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', ...common, ONLY_CLONED ? ws3 : ws],
 { env, stdio: ['ignore', csLog, csLog], detached: true });
 
 let browser;
@@ -130,7 +150,7 @@ try {
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ONLY_CLONED ? ws3 : ws)}`);
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   log('workbench loaded');
 
@@ -140,191 +160,233 @@ try {
   if (started.event !== 'serverStarted') throw new Error(`server did not start: ${JSON.stringify(started)}`);
   log(`server started: ${JSON.stringify(started.serverInfo)}`);
 
-  // Flow 1: open → lint.
   const mod = process.platform === 'darwin' ? 'Meta' : 'Control';
-  await page.locator('.monaco-workbench').click({ position: { x: 800, y: 500 } }).catch(() => undefined);
-  await page.keyboard.press(`${mod}+P`);
-  await page.keyboard.type('traffic_light.sv');
-  await page.waitForTimeout(800);
-  await page.keyboard.press('Enter');
-  const editor = page.locator('.editor-instance .monaco-editor').first();
-  await editor.waitFor({ timeout: 30_000 });
-  await page.locator('.tab.active', { hasText: 'traffic_light.sv' }).waitFor({ timeout: 30_000 });
-  const rtlUri = new URL(`file://${path.join(ws, 'rtl/traffic_light.sv')}`).href;
-  const lint = await waitMarker((e) => e.event === 'diagnostics' && e.uri === rtlUri, 'lint diagnostics on open', 60_000)
-    .catch(() => undefined);
-  log(lint ? `lint on open: ${lint.errors} errors, ${lint.total} diagnostics` : 'lint on open: no diagnostics event (clean file, nothing published)');
+  if (!ONLY_CLONED) {
+    // Flow 1: open → lint.
+    await page.locator('.monaco-workbench').click({ position: { x: 800, y: 500 } }).catch(() => undefined);
+    await page.keyboard.press(`${mod}+P`);
+    await page.keyboard.type('traffic_light.sv');
+    await page.waitForTimeout(800);
+    await page.keyboard.press('Enter');
+    const editor = page.locator('.editor-instance .monaco-editor').first();
+    await editor.waitFor({ timeout: 30_000 });
+    await page.locator('.tab.active', { hasText: 'traffic_light.sv' }).waitFor({ timeout: 30_000 });
+    const rtlUri = new URL(`file://${path.join(ws, 'rtl/traffic_light.sv')}`).href;
+    const lint = await waitMarker((e) => e.event === 'diagnostics' && e.uri === rtlUri, 'lint diagnostics on open', 60_000)
+      .catch(() => undefined);
+    log(lint ? `lint on open: ${lint.errors} errors, ${lint.total} diagnostics` : 'lint on open: no diagnostics event (clean file, nothing published)');
 
-  // Flow 2: edit + save → coverage in the status bar (and the Test Coverage API).
-  await editor.click({ position: { x: 300, y: 100 } });
-  await page.keyboard.press(`${mod}+End`);
-  await page.keyboard.type('\n// saved by the e2e test\n');
-  await page.keyboard.press(`${mod}+S`);
-  const cov = await waitMarker((e) => e.event === 'coverage', 'benchwright/coverage after save', 240_000);
-  log(`coverage: ${JSON.stringify(cov)}`);
-  if (cov.status !== 'ok') throw new Error(`simulation status ${cov.status}`);
-  const statusItem = page.locator('.statusbar-item', { hasText: /Benchwright: \d+ % · \d+ holes?/ });
-  await statusItem.first().waitFor({ timeout: 30_000 });
-  const statusText = (await statusItem.first().innerText()).trim();
-  log(`status bar: "${statusText}"`);
-  if (!statusText.includes(`${Math.floor(cov.overall)} %`)) throw new Error(`status bar "${statusText}" does not show ${cov.overall}`);
-  await page.waitForTimeout(1500);
-  await shot(page, '1-coverage');
-  // The status-bar item opens the coverage report (server markdown in a preview).
-  const beforeReport = events().length;
-  await statusItem.first().click();
-  const report = await waitMarker((e, i) => i >= beforeReport && e.event === 'report', 'the coverage report', 30_000);
-  await page.locator('.tab', { hasText: /Benchwright Coverage Report/ }).first().waitFor({ timeout: 30_000 });
-  log(`report opened from the status bar (from server: ${report.fromServer}, ${report.chars} chars)`);
-  // The markdown preview renders inside a webview iframe once the markdown extension is up.
-  let rendered = false;
-  for (let i = 0; i < 10 && !rendered; i++) {
-    for (const frame of page.frames().filter((f) => f !== page.mainFrame())) {
-      const text = await frame.evaluate(() => document.body?.innerText ?? '').catch(() => '');
-      if (/traffic_light/.test(text) && /coverage/i.test(text)) { rendered = true; break; }
+    // Flow 2: edit + save → coverage in the status bar (and the Test Coverage API).
+    await editor.click({ position: { x: 300, y: 100 } });
+    await page.keyboard.press(`${mod}+End`);
+    await page.keyboard.type('\n// saved by the e2e test\n');
+    await page.keyboard.press(`${mod}+S`);
+    const cov = await waitMarker((e) => e.event === 'coverage', 'benchwright/coverage after save', 240_000);
+    log(`coverage: ${JSON.stringify(cov)}`);
+    if (cov.status !== 'ok') throw new Error(`simulation status ${cov.status}`);
+    const statusItem = page.locator('.statusbar-item', { hasText: /Benchwright: \d+ % · \d+ holes?/ });
+    await statusItem.first().waitFor({ timeout: 30_000 });
+    const statusText = (await statusItem.first().innerText()).trim();
+    log(`status bar: "${statusText}"`);
+    if (!statusText.includes(`${Math.floor(cov.overall)} %`)) throw new Error(`status bar "${statusText}" does not show ${cov.overall}`);
+    await page.waitForTimeout(1500);
+    await shot(page, '1-coverage');
+    // The status-bar item opens the coverage report (server markdown in a preview).
+    const beforeReport = events().length;
+    await statusItem.first().click();
+    const report = await waitMarker((e, i) => i >= beforeReport && e.event === 'report', 'the coverage report', 30_000);
+    await page.locator('.tab', { hasText: /Benchwright Coverage Report/ }).first().waitFor({ timeout: 30_000 });
+    log(`report opened from the status bar (from server: ${report.fromServer}, ${report.chars} chars)`);
+    // The markdown preview renders inside a webview iframe once the markdown extension is up.
+    let rendered = false;
+    for (let i = 0; i < 10 && !rendered; i++) {
+      for (const frame of page.frames().filter((f) => f !== page.mainFrame())) {
+        const text = await frame.evaluate(() => document.body?.innerText ?? '').catch(() => '');
+        if (/traffic_light/.test(text) && /coverage/i.test(text)) { rendered = true; break; }
+      }
+      if (!rendered) await page.waitForTimeout(500);
     }
-    if (!rendered) await page.waitForTimeout(500);
+    log(`report preview rendered: ${rendered}${rendered ? '' : ' (webview iframes do not paint in headless Chromium here; the report content is checked through the marker)'}`);
+    await shot(page, '1b-report');
+    await page.keyboard.press(`${mod}+W`);
+
+    // Flow 3: Improve Coverage from the palette → proposal → Apply (one undoable edit).
+    const before = events().length;
+    await editor.click({ position: { x: 300, y: 100 } });
+    await page.keyboard.press('F1');
+    await page.keyboard.type('Benchwright: Improve Coverage');
+    await page.waitForTimeout(800);
+    await page.keyboard.press('Enter');
+    await waitMarker((e) => e.event === 'command' && e.command === 'benchwright.improveCoverage', 'improveCoverage command', 20_000);
+    await waitMarker((e) => e.event === 'proposal', 'a proposal (workspace/applyEdit)', 480_000);
+    const toast = page.locator('.notification-toast', { hasText: 'Benchwright:' }).filter({ has: page.locator('a.monaco-button, .monaco-button', { hasText: 'Apply' }) });
+    await toast.first().waitFor({ timeout: 30_000 });
+    await shot(page, '2-proposal');
+    await toast.first().locator('.monaco-button', { hasText: /^Apply$/ }).click();
+    const applied = await waitMarker((e) => e.event === 'proposalApplied', 'proposal applied', 30_000);
+    if (!applied.applied) throw new Error(`proposal not applied: ${JSON.stringify(applied)}`);
+    const result = await waitMarker((e) => e.event === 'commandResult', 'improveCoverage result', 120_000);
+    log(`improveCoverage result: ${JSON.stringify(result.result)}`);
+    const tbName = path.basename(new URL(applied.uris[0]).pathname);
+    await page.locator('.tab.active', { hasText: tbName }).waitFor({ timeout: 30_000 });
+    // The proposal is one undoable edit: undo returns the file to its saved text (tab clean), redo re-applies it.
+    const dirty = () => page.locator('.tab.active.dirty').count();
+    const waitDirty = async (want) => {
+      for (let i = 0; i < 40 && (await dirty() > 0) !== want; i++) await page.waitForTimeout(250);
+      return (await dirty() > 0) === want;
+    };
+    const wasDirty = await waitDirty(true);
+    await page.locator('.editor-instance .monaco-editor').first().click({ position: { x: 400, y: 200 } });
+    await page.keyboard.press(`${mod}+Z`);
+    const undone = await waitDirty(false);
+    await page.keyboard.press(`${mod}+Shift+Z`);
+    const redone = await waitDirty(true);
+    if (!wasDirty || !undone || !redone) throw new Error(`undo/redo of the proposal: dirty after apply ${wasDirty}, clean after undo ${undone}, dirty after redo ${redone}`);
+    log(`proposal applied in ${tbName}; undo → saved text, redo → proposal again`);
+    await page.keyboard.press(`${mod}+S`);
+    const cov2 = await waitMarker((e, i) => e.event === 'coverage' && i >= before, 'coverage of the accepted proposal', 240_000);
+    log(`coverage after the proposal: ${JSON.stringify(cov2)}`);
+    await page.locator('.statusbar-item', { hasText: `Benchwright: ${Math.floor(cov2.overall)} %` }).first().waitFor({ timeout: 30_000 });
+    await page.waitForTimeout(1000);
+    await shot(page, '3-after-proposal');
+
+    // Flow 3b: Generate Testbench → Review → VS Code's refactor preview → Apply there.
+    const before2 = events().length;
+    await page.keyboard.press('F1');
+    await page.keyboard.type('Benchwright: Generate Testbench');
+    await page.waitForTimeout(800);
+    await page.keyboard.press('Enter');
+    await waitMarker((e, i) => i >= before2 && e.event === 'proposal', 'a generated testbench proposal', 480_000);
+    const toast2 = page.locator('.notification-toast', { hasText: 'Benchwright:' }).filter({ has: page.locator('.monaco-button', { hasText: 'Review' }) });
+    await toast2.first().waitFor({ timeout: 30_000 });
+    await toast2.first().locator('.monaco-button', { hasText: /^Review$/ }).click();
+    const previewApply = page.locator('.part.panel .monaco-button, .bulk-edit-panel .monaco-button', { hasText: /^Apply$/ });
+    await previewApply.first().waitFor({ timeout: 30_000 });
+    await page.waitForTimeout(1000);
+    // Changes that need confirmation start unchecked: tick the file, look, then Apply.
+    const row = page.locator('.part.panel .monaco-list-row').first();
+    await row.waitFor({ timeout: 10_000 });
+    const box = row.locator('input[type="checkbox"], .monaco-checkbox, .monaco-custom-toggle').first();
+    if (await box.count() === 0) throw new Error(`no checkbox in the refactor preview row: ${await row.evaluate((el) => el.outerHTML)}`);
+    await box.click();
+    await page.waitForTimeout(500);
+    await shot(page, '3b-review-preview');
+    await previewApply.first().click();
+    const reviewed = await waitMarker((e, i) => i >= before2 && e.event === 'proposalApplied', 'the reviewed proposal applied', 30_000);
+    if (!reviewed.applied || reviewed.choice !== 'Review') throw new Error(`reviewed proposal not applied: ${JSON.stringify(reviewed)}`);
+    const genResult = await waitMarker((e, i) => i >= before2 && e.event === 'commandResult', 'generateTestbench result', 120_000);
+    log(`generateTestbench via Review: ${JSON.stringify(genResult.result)}`);
+    await page.keyboard.press(`${mod}+S`);
+
+    // Flow 4: a deliberate syntax error → an error in the Problems count.
+    await page.keyboard.press(`${mod}+P`);
+    await page.keyboard.type('traffic_light.sv');
+    await page.waitForTimeout(800);
+    await page.keyboard.press('Enter');
+    await page.locator('.tab.active', { hasText: 'traffic_light.sv' }).waitFor({ timeout: 30_000 });
+    await editor.click({ position: { x: 300, y: 100 } });
+    await page.keyboard.press(`${mod}+End`);
+    await page.keyboard.type('\nmodule broken(; wire x = ;\n');
+    await waitMarker((e) => e.event === 'diagnostics' && e.uri === rtlUri && e.errors > 0, 'an error diagnostic for the syntax error', 60_000);
+    const problems = page.locator('#status\\.problems, .statusbar-item[id="status.problems"]');
+    let label = '';
+    for (let i = 0; i < 40; i++) {
+      label = (await problems.first().getAttribute('aria-label').catch(() => '')) ?? '';
+      if (/Errors?: [1-9]/i.test(label)) break;
+      await page.waitForTimeout(250);
+    }
+    log(`Problems status: "${label}"`);
+    if (!/Errors?: [1-9]/i.test(label)) throw new Error(`Problems count shows no error: "${label}"`);
+    await page.keyboard.press(`${mod}+Shift+M`);
+    await page.waitForTimeout(1500);
+    await shot(page, '4-syntax-error');
+
+    // Flow 5: a repository without design.toml, two possible tops → notification → picker → setting.
+    const before5 = events().length;
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws2)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await waitMarker((e, i) => i >= before5 && e.event === 'serverStarted', 'server start in the second workspace', 120_000);
+    await page.locator('.monaco-workbench').click({ position: { x: 800, y: 500 } }).catch(() => undefined);
+    await page.keyboard.press(`${mod}+P`);
+    await page.keyboard.type('fifo.v');
+    await page.waitForTimeout(800);
+    await page.keyboard.press('Enter');
+    await page.locator('.tab.active', { hasText: 'fifo.v' }).waitFor({ timeout: 30_000 });
+    const ambiguous = await waitMarker((e, i) => i >= before5 && e.event === 'ambiguousTop', 'benchwright/ambiguousTop', 120_000);
+    log(`ambiguous top: ${JSON.stringify(ambiguous)}`);
+    if (JSON.stringify([...ambiguous.candidates].sort()) !== JSON.stringify(['uart_a', 'uart_b'])) throw new Error(`candidates: ${ambiguous.candidates}`);
+    const pickToast = page.locator('.notification-toast', { hasText: 'could be the top' })
+      .filter({ has: page.locator('.monaco-button', { hasText: 'Pick top' }) });
+    await pickToast.first().waitFor({ timeout: 30_000 });
+    const toastText = await pickToast.first().innerText();
+    if (!/uart_a \(uart_a\.v:1\)/.test(toastText) || !/uart_b \(uart_b\.v:1\)/.test(toastText)) throw new Error(`toast lacks file:line candidates: ${toastText}`);
+    await page.waitForTimeout(1000); // the toast slides in
+    await shot(page, '5-top-ambiguous');
+    await pickToast.first().locator('.monaco-button', { hasText: /Pick top/ }).click();
+    const quickPick = page.locator('.quick-input-widget');
+    await quickPick.locator('.monaco-list-row', { hasText: 'uart_b' }).first().waitFor({ timeout: 30_000 });
+    await page.waitForTimeout(500);
+    await shot(page, '5b-top-picker');
+    await quickPick.locator('.monaco-list-row', { hasText: 'uart_b' }).first().click();
+    const picked = await waitMarker((e, i) => i >= before5 && e.event === 'topPicked', 'the picked top written', 30_000);
+    const written = JSON.parse(fs.readFileSync(path.join(ws2, '.vscode/settings.json'), 'utf8'));
+    if (written['benchwright.project.top'] !== 'uart_b') throw new Error(`workspace settings: ${JSON.stringify(written)}`);
+    log(`picked ${picked.name}: .vscode/settings.json has benchwright.project.top = ${written['benchwright.project.top']}`);
+    // Saving the shared FIFO now simulates the picked top with the repository's own testbench (tb/tb_uart_b.v).
+    const afterPick = events().length;
+    await page.locator('.editor-instance .monaco-editor').first().click({ position: { x: 300, y: 100 } });
+    await page.keyboard.press(`${mod}+End`);
+    await page.keyboard.type('\n// saved after picking the top\n');
+    await page.keyboard.press(`${mod}+S`);
+    const cov5 = await waitMarker((e, i) => i >= afterPick && e.event === 'coverage' && e.design === 'two_tops', 'coverage of the picked top', 240_000);
+    log(`coverage after the pick: ${JSON.stringify(cov5)}`);
+    if (cov5.status !== 'ok' || cov5.top !== 'uart_b' || !/repository's own/.test(cov5.testbenchSource)) throw new Error(`coverage after the pick: ${JSON.stringify(cov5)}`);
+    const status5 = page.locator('.statusbar-item', { hasText: /Benchwright: \d+ % · \d+ holes?/ }).first();
+    await status5.waitFor({ timeout: 30_000 });
+    await status5.hover();
+    await page.waitForTimeout(1500);
+    await shot(page, '5c-picked-top-coverage');
   }
-  log(`report preview rendered: ${rendered}${rendered ? '' : ' (webview iframes do not paint in headless Chromium here; the report content is checked through the marker)'}`);
-  await shot(page, '1b-report');
-  await page.keyboard.press(`${mod}+W`);
 
-  // Flow 3: Improve Coverage from the palette → proposal → Apply (one undoable edit).
-  const before = events().length;
-  await editor.click({ position: { x: 300, y: 100 } });
-  await page.keyboard.press('F1');
-  await page.keyboard.type('Benchwright: Improve Coverage');
-  await page.waitForTimeout(800);
-  await page.keyboard.press('Enter');
-  await waitMarker((e) => e.event === 'command' && e.command === 'benchwright.improveCoverage', 'improveCoverage command', 20_000);
-  await waitMarker((e) => e.event === 'proposal', 'a proposal (workspace/applyEdit)', 480_000);
-  const toast = page.locator('.notification-toast', { hasText: 'Benchwright:' }).filter({ has: page.locator('a.monaco-button, .monaco-button', { hasText: 'Apply' }) });
-  await toast.first().waitFor({ timeout: 30_000 });
-  await shot(page, '2-proposal');
-  await toast.first().locator('.monaco-button', { hasText: /^Apply$/ }).click();
-  const applied = await waitMarker((e) => e.event === 'proposalApplied', 'proposal applied', 30_000);
-  if (!applied.applied) throw new Error(`proposal not applied: ${JSON.stringify(applied)}`);
-  const result = await waitMarker((e) => e.event === 'commandResult', 'improveCoverage result', 120_000);
-  log(`improveCoverage result: ${JSON.stringify(result.result)}`);
-  const tbName = path.basename(new URL(applied.uris[0]).pathname);
-  await page.locator('.tab.active', { hasText: tbName }).waitFor({ timeout: 30_000 });
-  // The proposal is one undoable edit: undo returns the file to its saved text (tab clean), redo re-applies it.
-  const dirty = () => page.locator('.tab.active.dirty').count();
-  const waitDirty = async (want) => {
-    for (let i = 0; i < 40 && (await dirty() > 0) !== want; i++) await page.waitForTimeout(250);
-    return (await dirty() > 0) === want;
-  };
-  const wasDirty = await waitDirty(true);
-  await page.locator('.editor-instance .monaco-editor').first().click({ position: { x: 400, y: 200 } });
-  await page.keyboard.press(`${mod}+Z`);
-  const undone = await waitDirty(false);
-  await page.keyboard.press(`${mod}+Shift+Z`);
-  const redone = await waitDirty(true);
-  if (!wasDirty || !undone || !redone) throw new Error(`undo/redo of the proposal: dirty after apply ${wasDirty}, clean after undo ${undone}, dirty after redo ${redone}`);
-  log(`proposal applied in ${tbName}; undo → saved text, redo → proposal again`);
-  await page.keyboard.press(`${mod}+S`);
-  const cov2 = await waitMarker((e, i) => e.event === 'coverage' && i >= before, 'coverage of the accepted proposal', 240_000);
-  log(`coverage after the proposal: ${JSON.stringify(cov2)}`);
-  await page.locator('.statusbar-item', { hasText: `Benchwright: ${Math.floor(cov2.overall)} %` }).first().waitFor({ timeout: 30_000 });
-  await page.waitForTimeout(1000);
-  await shot(page, '3-after-proposal');
-
-  // Flow 3b: Generate Testbench → Review → VS Code's refactor preview → Apply there.
-  const before2 = events().length;
-  await page.keyboard.press('F1');
-  await page.keyboard.type('Benchwright: Generate Testbench');
-  await page.waitForTimeout(800);
-  await page.keyboard.press('Enter');
-  await waitMarker((e, i) => i >= before2 && e.event === 'proposal', 'a generated testbench proposal', 480_000);
-  const toast2 = page.locator('.notification-toast', { hasText: 'Benchwright:' }).filter({ has: page.locator('.monaco-button', { hasText: 'Review' }) });
-  await toast2.first().waitFor({ timeout: 30_000 });
-  await toast2.first().locator('.monaco-button', { hasText: /^Review$/ }).click();
-  const previewApply = page.locator('.part.panel .monaco-button, .bulk-edit-panel .monaco-button', { hasText: /^Apply$/ });
-  await previewApply.first().waitFor({ timeout: 30_000 });
-  await page.waitForTimeout(1000);
-  // Changes that need confirmation start unchecked: tick the file, look, then Apply.
-  const row = page.locator('.part.panel .monaco-list-row').first();
-  await row.waitFor({ timeout: 10_000 });
-  const box = row.locator('input[type="checkbox"], .monaco-checkbox, .monaco-custom-toggle').first();
-  if (await box.count() === 0) throw new Error(`no checkbox in the refactor preview row: ${await row.evaluate((el) => el.outerHTML)}`);
-  await box.click();
-  await page.waitForTimeout(500);
-  await shot(page, '3b-review-preview');
-  await previewApply.first().click();
-  const reviewed = await waitMarker((e, i) => i >= before2 && e.event === 'proposalApplied', 'the reviewed proposal applied', 30_000);
-  if (!reviewed.applied || reviewed.choice !== 'Review') throw new Error(`reviewed proposal not applied: ${JSON.stringify(reviewed)}`);
-  const genResult = await waitMarker((e, i) => i >= before2 && e.event === 'commandResult', 'generateTestbench result', 120_000);
-  log(`generateTestbench via Review: ${JSON.stringify(genResult.result)}`);
-  await page.keyboard.press(`${mod}+S`);
-
-  // Flow 4: a deliberate syntax error → an error in the Problems count.
-  await page.keyboard.press(`${mod}+P`);
-  await page.keyboard.type('traffic_light.sv');
-  await page.waitForTimeout(800);
-  await page.keyboard.press('Enter');
-  await page.locator('.tab.active', { hasText: 'traffic_light.sv' }).waitFor({ timeout: 30_000 });
-  await editor.click({ position: { x: 300, y: 100 } });
-  await page.keyboard.press(`${mod}+End`);
-  await page.keyboard.type('\nmodule broken(; wire x = ;\n');
-  await waitMarker((e) => e.event === 'diagnostics' && e.uri === rtlUri && e.errors > 0, 'an error diagnostic for the syntax error', 60_000);
-  const problems = page.locator('#status\\.problems, .statusbar-item[id="status.problems"]');
-  let label = '';
-  for (let i = 0; i < 40; i++) {
-    label = (await problems.first().getAttribute('aria-label').catch(() => '')) ?? '';
-    if (/Errors?: [1-9]/i.test(label)) break;
-    await page.waitForTimeout(250);
+  // Flow 6: a public repository as cloned (no design.toml, no testbench Benchwright can run) →
+  // save an RTL file → the built-in engine writes a testbench under .benchwright/ → coverage.
+  const before6 = events().length;
+  if (!ONLY_CLONED) {
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws3)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await waitMarker((e, i) => i >= before6 && e.event === 'serverStarted', 'server start in the cloned repository', 120_000);
   }
-  log(`Problems status: "${label}"`);
-  if (!/Errors?: [1-9]/i.test(label)) throw new Error(`Problems count shows no error: "${label}"`);
-  await page.keyboard.press(`${mod}+Shift+M`);
-  await page.waitForTimeout(1500);
-  await shot(page, '4-syntax-error');
-
-  // Flow 5: a repository without design.toml, two possible tops → notification → picker → setting.
-  const before5 = events().length;
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws2)}`);
-  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-  await waitMarker((e, i) => i >= before5 && e.event === 'serverStarted', 'server start in the second workspace', 120_000);
   await page.locator('.monaco-workbench').click({ position: { x: 800, y: 500 } }).catch(() => undefined);
   await page.keyboard.press(`${mod}+P`);
-  await page.keyboard.type('fifo.v');
+  await page.keyboard.type(path.basename(CLONED_FILE));
   await page.waitForTimeout(800);
   await page.keyboard.press('Enter');
-  await page.locator('.tab.active', { hasText: 'fifo.v' }).waitFor({ timeout: 30_000 });
-  const ambiguous = await waitMarker((e, i) => i >= before5 && e.event === 'ambiguousTop', 'benchwright/ambiguousTop', 120_000);
-  log(`ambiguous top: ${JSON.stringify(ambiguous)}`);
-  if (JSON.stringify([...ambiguous.candidates].sort()) !== JSON.stringify(['uart_a', 'uart_b'])) throw new Error(`candidates: ${ambiguous.candidates}`);
-  const pickToast = page.locator('.notification-toast', { hasText: 'could be the top' })
-    .filter({ has: page.locator('.monaco-button', { hasText: 'Pick top' }) });
-  await pickToast.first().waitFor({ timeout: 30_000 });
-  const toastText = await pickToast.first().innerText();
-  if (!/uart_a \(uart_a\.v:1\)/.test(toastText) || !/uart_b \(uart_b\.v:1\)/.test(toastText)) throw new Error(`toast lacks file:line candidates: ${toastText}`);
-  await page.waitForTimeout(1000); // the toast slides in
-  await shot(page, '5-top-ambiguous');
-  await pickToast.first().locator('.monaco-button', { hasText: /Pick top/ }).click();
-  const quickPick = page.locator('.quick-input-widget');
-  await quickPick.locator('.monaco-list-row', { hasText: 'uart_b' }).first().waitFor({ timeout: 30_000 });
-  await page.waitForTimeout(500);
-  await shot(page, '5b-top-picker');
-  await quickPick.locator('.monaco-list-row', { hasText: 'uart_b' }).first().click();
-  const picked = await waitMarker((e, i) => i >= before5 && e.event === 'topPicked', 'the picked top written', 30_000);
-  const written = JSON.parse(fs.readFileSync(path.join(ws2, '.vscode/settings.json'), 'utf8'));
-  if (written['benchwright.project.top'] !== 'uart_b') throw new Error(`workspace settings: ${JSON.stringify(written)}`);
-  log(`picked ${picked.name}: .vscode/settings.json has benchwright.project.top = ${written['benchwright.project.top']}`);
-  // Saving the shared FIFO now simulates the picked top with the repository's own testbench (tb/tb_uart_b.v).
-  const afterPick = events().length;
+  await page.locator('.tab.active', { hasText: path.basename(CLONED_FILE) }).waitFor({ timeout: 30_000 });
+  const clonedUri = new URL(`file://${path.join(ws3, CLONED_FILE)}`).href;
+  const lint6 = await waitMarker((e, i) => i >= before6 && e.event === 'diagnostics' && e.uri === clonedUri, 'lint of the cloned repository', 120_000)
+    .catch(() => undefined);
+  log(lint6 ? `cloned repository linted: ${lint6.errors} errors, ${lint6.total} diagnostics` : 'cloned repository: no diagnostics event (clean file)');
+  const save6 = events().length;
   await page.locator('.editor-instance .monaco-editor').first().click({ position: { x: 300, y: 100 } });
   await page.keyboard.press(`${mod}+End`);
-  await page.keyboard.type('\n// saved after picking the top\n');
+  await page.keyboard.type('\n// saved in the cloned repository\n');
   await page.keyboard.press(`${mod}+S`);
-  const cov5 = await waitMarker((e, i) => i >= afterPick && e.event === 'coverage' && e.design === 'two_tops', 'coverage of the picked top', 240_000);
-  log(`coverage after the pick: ${JSON.stringify(cov5)}`);
-  if (cov5.status !== 'ok' || cov5.top !== 'uart_b' || !/repository's own/.test(cov5.testbenchSource)) throw new Error(`coverage after the pick: ${JSON.stringify(cov5)}`);
-  const status5 = page.locator('.statusbar-item', { hasText: /Benchwright: \d+ % · \d+ holes?/ }).first();
-  await status5.waitFor({ timeout: 30_000 });
-  await status5.hover();
+  const generating = page.locator('.statusbar-item', { hasText: /Benchwright: generating/ }).first();
+  await generating.waitFor({ timeout: 60_000 });
+  log(`status bar while the engine writes a testbench: "${(await generating.innerText()).trim()}"`);
+  const cov6 = await waitMarker((e, i) => i >= save6 && e.event === 'coverage' && e.design === path.basename(CLONED),
+    'coverage of the cloned repository', 420_000);
+  log(`coverage of the cloned repository: ${JSON.stringify(cov6)}`);
+  if (cov6.status !== 'ok' || !/built-in engine/.test(cov6.testbenchSource)) throw new Error(`cloned repository: ${JSON.stringify(cov6)}`);
+  const generated = path.join(ws3, '.benchwright/generated', path.basename(CLONED), `tb_${cov6.top}.sv`);
+  if (!fs.existsSync(generated)) throw new Error(`no generated testbench at ${generated}`);
+  const status6 = page.locator('.statusbar-item', { hasText: /Benchwright: \d+ % · \d+ holes?/ }).first();
+  await status6.waitFor({ timeout: 30_000 });
+  log(`status bar: "${(await status6.innerText()).trim()}"`);
+  await page.keyboard.press(`${mod}+Shift+E`); // the Explorer, with coverage per file
+  await status6.hover();
   await page.waitForTimeout(1500);
-  await shot(page, '5c-picked-top-coverage');
+  await shot(page, '6-cloned-repo-coverage');
   log(`PASS in ${((Date.now() - T0) / 1000).toFixed(1)} s; screenshots: ${shots.join(' ')}`);
 } catch (err) {
   failure = err;
