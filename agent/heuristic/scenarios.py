@@ -196,6 +196,10 @@ COMMAND_OPERANDS = 8
 """Most operand values a command scenario walks below the parser's own limit (addresses 0-7)."""
 
 
+SLOWEST_LATENCY = 16
+"""The largest `respond` latency: long stalls of 4,096 clocks and more (several UART bytes)."""
+
+
 def _serial_commands(rng: random.Random, t: Target, base: list[Op], period: int) -> list[tuple[str, Program]]:
     """Command sequences for a design that parses bytes from its serial input (`Iface.words`).
 
@@ -206,7 +210,7 @@ def _serial_commands(rng: random.Random, t: Target, base: list[Op], period: int)
     the error path. One program per command; the line idles first, as after power-up. With
     multi-byte values the parser decides on (`Iface.addresses`), one more program sends each
     command with a length, each value in both byte orders and four data bytes (the data, its
-    complement and the data again).
+    complement and the data again), and one on a rough bus with 16 data bytes per command.
     """
     out: list[tuple[str, Program]] = []
     for s in t.interfaces.serials:
@@ -237,7 +241,26 @@ def _serial_commands(rng: random.Random, t: Target, base: list[Op], period: int)
                             frames = (command, 4, *order, *word)
                             ops += [op("serial", s.name, period, frames), op("hold", 12 * period)]
             out.append(("serial command addresses", trim(t, Program(tuple(ops)))))
+            # Long writes on the slowest bus: each command with 16 data bytes, so bytes queue while a
+            # write response is late, then arrive while the next request waits (WDATA must hold).
+            rough = on_rough_bus(t, base, SLOWEST_LATENCY)
+            if rough != base:
+                ops = [*rough, op("hold", 20 * period)]
+                size = max((v.bit_length() + 7) // 8 for v in s.addresses)
+                for command in s.words[:4]:
+                    for value in (0, s.addresses[0]):  # a plain address, and a special one
+                        order = value.to_bytes(size, "big")
+                        frames = (command, 16, *order, *(rng.randrange(256) for _ in range(16)))
+                        ops += [op("serial", s.name, period, frames), op("hold", 40 * period)]
+                out.append(("serial command bursts on a rough bus", trim(t, Program(tuple(ops)))))
     return out
+
+
+def on_rough_bus(t: Target, ops: list[Op], latency: int = ROUGH_LATENCY + 1) -> list[Op]:
+    """`ops` with every memory responder (devices on lines aside) answering rough, at `latency`."""
+    devices = {r.name for r in t.interfaces.responders if r.kind in DEVICE_KINDS}
+    return [o.with_arg("latency", latency) if o.name == "respond" and o.word("iface") not in devices
+            else o for o in ops]
 
 
 def _background(rng: random.Random, t: Target) -> list[Op]:
@@ -299,7 +322,6 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
     ifs = t.interfaces
     out: list[tuple[str, Program]] = []
     base = [op("reset"), *_background(rng, t)]
-    devices = {r.name for r in ifs.responders if r.kind in DEVICE_KINDS}
     stimulus = [*base, *_setup_writes(t)]
     # Inputs a failed check named (pop on an empty FIFO) stay low in a scenario drawn again:
     # corners and walks would drive them, random values leave them out.
@@ -501,8 +523,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
         # The same on a rough bus (waits, error answers, long stalls) while the other inputs
         # keep changing: a request then waits across whole transfers elsewhere (a UART byte
         # arriving while WVALID is held), where the protocol checkers see a payload change.
-        rough = [o.with_arg("latency", ROUGH_LATENCY + 1) if o.name == "respond" and o.word("iface") not in devices
-                 else o for o in base]
+        rough = on_rough_bus(t, base)
         if rough != base:
             sessions = [o for _ in range(4) for o in (op("random", 300, seed(rng), pal=50, keep=60), op("hold", 2000))]
             out.append(("requester on a rough bus", Program((*rough, *sessions))))

@@ -28,6 +28,7 @@ from agent.program.target import (
     MAX_AVOID_PAIRS,
     MEM_WORDS,
     ROUGH_LATENCY,
+    SLOW_ANSWER_EVERY,
     TIMEOUT,
     Target,
 )
@@ -147,7 +148,8 @@ def _design(t: Target, used: dict[str, set[str]]) -> list[str]:
              f"TIMEOUT = {TIMEOUT}  # cycles a handshake waits before the test moves on",
              f"MEM_WORDS = {MEM_WORDS}  # words of a responder's memory model",
              f"ROUGH_LATENCY = {ROUGH_LATENCY}  # a bus memory's latency from which it answers some errors",
-             f"LONG_STALL_EVERY, LONG_STALL_CLOCKS = {LONG_STALL_EVERY}, {LONG_STALL_CLOCKS}  # a rough AXI slave's long stalls",
+             f"LONG_STALL_EVERY, LONG_STALL_CLOCKS, SLOW_ANSWER_EVERY = {LONG_STALL_EVERY}, {LONG_STALL_CLOCKS}, "
+             f"{SLOW_ANSWER_EVERY}  # a rough slave's long stalls",
              f"MAX_AVOID = {MAX_AVOID}", "",
              "# (port, element width, unpacked dims, is a reset, asserted value, value at power-up)",
              "FIELDS = ("]

@@ -63,8 +63,13 @@ class Responder:
         if self.long > 0:
             self.long -= 1
         elif self.latency >= ROUGH_LATENCY and (draw >> 20) % LONG_STALL_EVERY == 0:
-            self.long = self.latency * LONG_STALL_CLOCKS
+            self.long = (self.latency * LONG_STALL_CLOCKS) << (draw >> 30)
         return self.long > 0
+
+    def slow_answer(self, draw, shift):
+        """A rough responder makes this answer wait a long stall, one time in SLOW_ANSWER_EVERY (`sv_common.slow_answer`)."""
+        if self.latency >= ROUGH_LATENCY and (draw >> shift) % SLOW_ANSWER_EVERY == 0:
+            self.long = (self.latency * LONG_STALL_CLOCKS) << (draw >> 30)
 
     def stop(self):
         if self.task is not None:
@@ -170,6 +175,9 @@ WB_RESP = '''
 class WishboneResponder(Responder):
     """A Wishbone master's slave: ack one cycle after each strobe (stalls drawn when latency > 0, some ERR when rough)."""
 
+    def restart(self):
+        self.long = 0
+
     async def run(self):
         bw, r, q = self.bw, self.roles, self.regs
         while True:
@@ -179,8 +187,12 @@ class WishboneResponder(Responder):
             q["ack"] = 0
             if "err" in q:
                 q["err"] = 0
+            if self.latency >= ROUGH_LATENCY:
+                self.long_stall(self.rng.next())
             if "stall" in q:
-                q["stall"] = int(self.latency > 0 and self.rng.next() % 4 == 0)
+                q["stall"] = int(self.latency > 0 and self.rng.next() % 4 == 0 or self.long > 0)
+            else:
+                stalled = self.long > 0
             if self.high("cyc", 1) and self.high("stb") and not stalled and not acked and not erred:
                 # a rough memory ends one cycle in sixteen with ERR instead of ACK (and stores nothing)
                 if "err" in q:
@@ -281,27 +293,31 @@ class AxiHandResponder(Responder):
         while True:
             await bw.rise()
             draw = self.rng.next()
-            stalled = self.long_stall(draw)
-            ok = not stalled and (self.latency == 0 or draw % (self.latency + 1) == 0)
+            self.long_stall(draw)
+
+            def ok():  # evaluated at each use, as the SV expression is (a slow answer stalls the rest of the clock)
+                return self.long == 0 and (self.latency == 0 or draw % (self.latency + 1) == 0)
+
             old = dict(q)
             for role in ("awready", "wready", "arready"):
                 q[role] = 0
             if old["awready"] and self.high("awvalid"):
                 self.aw_got, self.w_beat, self.aw = True, 0, self.burst("aw")
-            elif not self.aw_got and self.high("awvalid") and ok:
+            elif not self.aw_got and self.high("awvalid") and ok():
                 q["awready"] = 1
             if old["wready"] and self.high("wvalid"):
                 if "wdata" in self.roles:
                     write_bytes(self.words, self.index(self.aw[0]), self.high("wdata"), self.high("wstrb", full), self.dw)
                 if self.high("wlast", 0) or self.w_beat >= self.aw[1]:
                     self.w_done = True
+                    self.slow_answer(draw, 24)
                 self.aw[0] = axi_next(self.aw[0], self.aw[2], self.aw[3], self.aw[1], mask)
                 self.w_beat += 1
-            elif self.aw_got and not self.w_done and self.high("wvalid") and ok:
+            elif self.aw_got and not self.w_done and self.high("wvalid") and ok():
                 q["wready"] = 1
             if old["bvalid"] and self.high("bready", 1):
                 q["bvalid"] = 0
-            elif self.aw_got and self.w_done and not old["bvalid"] and ok:
+            elif self.aw_got and self.w_done and not old["bvalid"] and ok():
                 q["bvalid"] = 1
                 if "bid" in q and "awid" in self.roles:
                     q["bid"] = self.aw[4]
@@ -310,13 +326,14 @@ class AxiHandResponder(Responder):
                 self.aw_got = self.w_done = False
             if old["arready"] and self.high("arvalid"):
                 self.ar_got, self.r_beat, self.ar = True, 0, self.burst("ar")
-            elif not self.ar_got and self.high("arvalid") and ok:
+                self.slow_answer(draw, 26)
+            elif not self.ar_got and self.high("arvalid") and ok():
                 q["arready"] = 1
             if old["rvalid"] and self.high("rready", 1):
                 q["rvalid"] = 0
                 if self.r_beat > self.ar[1]:
                     self.ar_got = False
-            elif self.ar_got and not old["rvalid"] and self.r_beat <= self.ar[1] and ok:
+            elif self.ar_got and not old["rvalid"] and self.r_beat <= self.ar[1] and ok():
                 if "rdata" in q:
                     q["rdata"] = self.words[self.index(self.ar[0])]
                 if "rlast" in q:
@@ -377,7 +394,7 @@ class AxiRamResponder:
         if self.long > 0:
             self.long -= 1
         elif self.latency >= ROUGH_LATENCY and (draw >> 20) % LONG_STALL_EVERY == 0:
-            self.long = self.latency * LONG_STALL_CLOCKS
+            self.long = (self.latency * LONG_STALL_CLOCKS) << (draw >> 30)
         return self.long > 0
 
     def stop(self):
@@ -472,7 +489,7 @@ class Loopback:
         if self.long > 0:
             self.long -= 1
         elif self.latency >= ROUGH_LATENCY and (draw >> 20) % LONG_STALL_EVERY == 0:
-            self.long = self.latency * LONG_STALL_CLOCKS
+            self.long = (self.latency * LONG_STALL_CLOCKS) << (draw >> 30)
         return self.long > 0
 
     def stop(self):

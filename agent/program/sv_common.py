@@ -19,6 +19,7 @@ from agent.program.target import (
     MAX_AVOID_PAIRS,
     MEM_WORDS,
     ROUGH_LATENCY,
+    SLOW_ANSWER_EVERY,
     Target,
 )
 
@@ -66,11 +67,22 @@ def rough_error(n: str, shift: int = 8) -> str:
 def long_stall(n: str) -> str:
     """SV statement: count down responder `n`'s long stall, or start one (rough, once in `LONG_STALL_EVERY`).
 
-    The draw is the generator's current state shifted by 20 (bits no other answer of the clock uses).
+    The draw is the generator's current state shifted by 20 (bits no other answer of the clock
+    uses); the stall lasts `latency * LONG_STALL_CLOCKS` clocks times 1, 2, 4 or 8 (bits 30-31).
     """
     return (f"if (bw_{n}_long > 0) bw_{n}_long = bw_{n}_long - 1; "
             f"else if (bw_{n}_lat >= {ROUGH_LATENCY} && (bw_{n}_rng >> 20) % {LONG_STALL_EVERY} == 0) "
-            f"bw_{n}_long = bw_{n}_lat * {LONG_STALL_CLOCKS};")
+            f"bw_{n}_long = (bw_{n}_lat * {LONG_STALL_CLOCKS}) << (bw_{n}_rng >> 30);")
+
+
+def slow_answer(n: str, shift: int) -> str:
+    """SV statement: a rough responder `n` makes this answer wait one of its long stalls.
+
+    One time in `SLOW_ANSWER_EVERY` (a write response, a read's data); the draw is the state
+    shifted by `shift`. The stall holds every later answer of the same clock too.
+    """
+    return (f"if (bw_{n}_lat >= {ROUGH_LATENCY} && (bw_{n}_rng >> {shift}) % {SLOW_ANSWER_EVERY} == 0) "
+            f"bw_{n}_long = (bw_{n}_lat * {LONG_STALL_CLOCKS}) << (bw_{n}_rng >> 30);")
 
 
 def xorshift(n: str) -> str:

@@ -20,10 +20,11 @@ from agent.program.sv_common import (
     mem_index,
     port_bits,
     rough_error,
+    slow_answer,
     write_bytes,
     xorshift,
 )
-from agent.program.target import MEM_WORDS, SPLIT_QUEUE, Target
+from agent.program.target import MEM_WORDS, ROUGH_LATENCY, SPLIT_QUEUE, Target
 
 
 def _fill_task(t: Target, r: Iface, dw: int) -> list[str]:
@@ -147,6 +148,11 @@ def _mem_process(t: Target, r: Iface, dw: int) -> list[str]:
 
 
 def _wb_process(t: Target, r: Iface, dw: int) -> list[str]:
+    """A Wishbone master's slave: ACK (or ERR when rough) one cycle after each strobe.
+
+    With a `stall` port, stalls are drawn when latency > 0; a rough slave also stalls for
+    hundreds of clocks now and then (`sv_common.long_stall`), holding STALL high or withholding ACK.
+    """
     n, p = r.name, r.port
     ack = f"bw_{p('ack')}"
     idx = mem_index(p("addr"), dw) if p("addr") else "0"
@@ -158,15 +164,19 @@ def _wb_process(t: Target, r: Iface, dw: int) -> list[str]:
     if p("wdata") and p("we"):
         lines.append(f"if ({p('we')}{' && !(' + bad + ')' if p('err') else ''}) "
                      f"{write_bytes(n, idx, p('wdata'), p('sel'), dw)}")
-    stall = [f"{xorshift(n)} bw_{p('stall')} <= (bw_{n}_lat > 0) && (bw_{n}_rng % 4 == 0);"] if p("stall") else []
+    rough = [f"if (bw_{n}_lat >= {ROUGH_LATENCY}) begin {xorshift(n)} {long_stall(n)} end"]
+    stall = [f"{xorshift(n)} bw_{p('stall')} <= (bw_{n}_lat > 0) && (bw_{n}_rng % 4 == 0) || bw_{n}_long > 0;"] \
+        if p("stall") else []
     cyc = f"{p('cyc')} && " if p("cyc") else ""
-    accepted = f" && !bw_{p('stall')}" if p("stall") else ""
+    accepted = f" && !bw_{p('stall')}" if p("stall") else f" && bw_{n}_long == 0"
     ended = f" && !bw_{p('err')}" if p("err") else ""
     return [
+        f"int bw_{n}_long = 0;",
         f"always @(posedge {clock_of(t)}) begin",
         f"  {ack} <= 1'b0;" + (f" bw_{p('err')} <= 1'b0;" if p("err") else ""),
-        f"  if (bw_{n}_on) begin",
-        *[f"    {s}" for s in stall],
+        f"  if (!bw_{n}_on) bw_{n}_long = 0;",
+        "  else begin",
+        *[f"    {s}" for s in (*rough, *stall)],
         f"    if ({cyc}{p('stb')}{accepted} && !{ack}{ended}) begin",
         *[f"      {s}" for s in lines],
         "    end",
@@ -269,7 +279,8 @@ def _axi_process(t: Target, r: Iface, dw: int) -> list[str]:
     with RLAST on the last and the ID echoed. Every handshake waits 0..latency random clocks,
     and a rough slave (`sv_common.rough_error`) answers one response in sixteen SLVERR.
     Without AWLEN/AWSIZE/AWBURST (AXI4-Lite) a burst is one beat of the bus's width. A rough
-    slave also stalls every channel now and then for hundreds of clocks (`sv_common.long_stall`).
+    slave also stalls every channel now and then for hundreds of clocks (`sv_common.long_stall`),
+    and after one write burst or read address in sixteen (`sv_common.slow_answer`).
     """
     n, p = r.name, r.port
     aw = max(1, r.addr_bits)
@@ -318,14 +329,15 @@ def _axi_process(t: Target, r: Iface, dw: int) -> list[str]:
         f"    else if (!bw_{n}_awg && {p('awvalid')} && {ok}) {b['awready']} <= 1'b1;",
         f"    if ({b['wready']} && {p('wvalid')}) begin",
         *([f"      {store}"] if store else []),
-        f"      if ({last_w}bw_{n}_wk >= bw_{n}_awl) bw_{n}_wdone = 1;",
+        f"      if ({last_w}bw_{n}_wk >= bw_{n}_awl) begin bw_{n}_wdone = 1; {slow_answer(n, 24)} end",
         f"      bw_{n}_awa = {nxt}(bw_{n}_awa, bw_{n}_aws, bw_{n}_awb, bw_{n}_awl); bw_{n}_wk = bw_{n}_wk + 1;",
         "    end",
         f"    else if (bw_{n}_awg && !bw_{n}_wdone && {p('wvalid')} && {ok}) {b['wready']} <= 1'b1;",
         f"    if ({b['bvalid']} && {p('bready')}) {b['bvalid']} <= 1'b0;",
         f"    else if (bw_{n}_awg && bw_{n}_wdone && !{b['bvalid']} && {ok}) begin {b['bvalid']} <= 1'b1;{bid} "
         f"bw_{n}_awg = 0; bw_{n}_wdone = 0; end",
-        f"    if ({b['arready']} && {p('arvalid')}) begin bw_{n}_arg = 1; bw_{n}_rk = 0; {burst('ar')} end",
+        f"    if ({b['arready']} && {p('arvalid')}) begin bw_{n}_arg = 1; bw_{n}_rk = 0; {burst('ar')} "
+        f"{slow_answer(n, 26)} end",
         f"    else if (!bw_{n}_arg && {p('arvalid')} && {ok}) {b['arready']} <= 1'b1;",
         f"    if ({b['rvalid']} && {p('rready')}) begin {b['rvalid']} <= 1'b0; "
         f"if (bw_{n}_rk > bw_{n}_arl) bw_{n}_arg = 0; end",

@@ -29,13 +29,17 @@ ROUGH_LATENCY = 3
 (AXI SLVERR, AHB ERROR); below it every answer is OKAY, so a CPU runs long programs."""
 
 LONG_STALL_EVERY = 4096
-"""A rough AXI4 slave (latency >= `ROUGH_LATENCY`) starts a long stall once in this many clocks:
-it takes nothing and answers nothing for `latency * LONG_STALL_CLOCKS` clocks, so a master's
-request waits across whole transfers of its other interfaces (a UART byte arriving while WVALID
-is held: the payload must still hold)."""
+"""A rough AXI4 or Wishbone slave (latency >= `ROUGH_LATENCY`) starts a long stall once in this
+many clocks: it takes nothing and answers nothing for `latency * LONG_STALL_CLOCKS` clocks times
+1, 2, 4 or 8, so a master's request waits across whole transfers of its other interfaces (UART
+bytes queueing while a write response is late: WDATA must still hold)."""
+
+SLOW_ANSWER_EVERY = 16
+"""A rough AXI4 slave also makes one write response in this many, and one read burst's data,
+wait a long stall (a slow posted write: the master's next requests queue behind it)."""
 
 LONG_STALL_CLOCKS = 256
-"""Clocks of a long stall per unit of latency (768..4,096 at latencies 3..16)."""
+"""Clocks of a long stall per unit of latency, before its random factor (768..32,768 at latencies 3..16)."""
 
 MAX_AVOID = 16
 """Most `avoid` rules a testbench keeps."""

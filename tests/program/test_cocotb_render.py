@@ -594,3 +594,18 @@ def test_wishbone_responder_matches_the_sv_testbench(options: SimOptions, latenc
     assert toggles["o_sum[30]:0->1"] > 0  # the random words were summed
     assert (toggles["o_errors[0]:0->1"] > 0) == (latency >= 3)
     assert toggles["o_done:0->1"] > 0
+
+
+@pytest.mark.simulator_required
+@pytest.mark.parametrize("latency", [2, 4])
+def test_a_rough_wishbone_slave_stalls_for_long_in_both_renderings(options: SimOptions, latency: int) -> None:
+    # 20 sums of 4 words started 300 clocks apart: each finishes before the next start unless
+    # a rough slave (latency 4) holds STALL for 1,024 clocks, which loses some starts.
+    text = (f"reset 3\nrespond wb fill=random latency={latency} seed=13\n"
+            + "set i_start=1 i_base=0x10 i_count=3\nhold 1\nset i_start=0\nhold 300\n" * 20)
+    sv, cocotb = _run("wb_sum", text, options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert _toggles(cocotb) == _toggles(sv)
+    done = {comment: n for (_file, _line, comment), n in _toggles(sv).items()}["o_done:0->1"]
+    assert (done < 20) == (latency == 4), done
