@@ -17,7 +17,7 @@ from agent.heuristic.stimulus import Clock, Field, Hints, Layout, Signal
 from agent.program import sv_ifaces
 from agent.program.interfaces import recognise
 from agent.program.ops import Program, check, op
-from agent.program.target import Target
+from agent.program.target import ROUGH_LATENCY, Target
 from sim.analysis.expr_points import split_terms
 from sim.analysis.write_ports import WritePort
 
@@ -207,3 +207,43 @@ def test_packed_passes_start_each_part_with_the_head_and_stop_at_most() -> None:
         assert program.ops[0].name == "reset"
         assert len(program.ops) == 41
     assert sc._packed(t, "q", head, blocks[:1], 3) == [("q", Program((*head, *blocks[0])))]
+
+
+def test_a_controller_with_a_slave_mode_gets_sessions_with_its_registers_configured() -> None:
+    # freecores i2c's shape: Wishbone byte registers, open-drain lines, a known own address.
+    soc = _layout(">wb_adr_i[3] >wb_dat_i[8] <wb_dat_o[8] >wb_we_i >wb_stb_i >wb_cyc_i <wb_ack_o "
+                  ">scl_pad_i <scl_pad_o <scl_padoen_o >sda_pad_i <sda_pad_o <sda_padoen_o")
+    t = Target(soc, recognise(soc, i2c_addresses=(0x7E,)), {})
+    scenarios = dict(sc.scenarios(random.Random(1), t, Hints(palettes=t.palettes)))
+    sessions = {name: p for name, p in scenarios.items() if name.startswith("i2c addressed")}
+    assert len(sessions) == 8  # one per register
+    ctr = sessions["i2c addressed with wb register 0x2 all ones"]
+    check(ctr, t.scope)
+    writes = [(o.num("addr"), o.num("data")) for o in ctr.ops if o.name == "bus_write"]
+    assert writes == [*((a, 0) for a in range(8)), (2, 0xFF)]  # every register 0, then CTR all ones
+    (respond,) = [o for o in ctr.ops if o.name == "respond"]
+    assert respond.num("latency") > 0  # the other controller addresses a controller only on a rough bus
+    # Without a known own address, a controller gets no such sessions.
+    plain = Target(soc, recognise(soc), {})
+    assert not [n for n, _ in sc.scenarios(random.Random(1), plain, Hints(palettes=plain.palettes))
+                if n.startswith("i2c addressed")]
+
+
+def test_a_command_bridge_gets_long_writes_on_the_slowest_bus() -> None:
+    # core_dbg_bridge's shape: a UART command parser (commands 0x10/0x11, two special
+    # addresses) in front of an AXI4 master: long writes to a plain and a special address while
+    # the slave is as slow as it gets, and the requester again on a rough bus.
+    soc = _layout(">uart_rxd_i <uart_txd_o <mem_awvalid_o >mem_awready_i <mem_awaddr_o[32] <mem_wvalid_o "
+                  ">mem_wready_i <mem_wdata_o[32] <mem_wstrb_o[4] >mem_bvalid_i <mem_bready_o <mem_arvalid_o "
+                  ">mem_arready_i <mem_araddr_o[32] >mem_rvalid_i <mem_rready_o >mem_rdata_i[32]")
+    t = Target(soc, recognise(soc, params={"UART_DIV": 128}, commands=(0x10, 0x11), wide=(0xF0000000,)), {})
+    scenarios = dict(sc.scenarios(random.Random(1), t, Hints(palettes=t.palettes)))
+    bursts = scenarios["serial command bursts on a rough bus"]
+    check(bursts, t.scope)
+    (respond,) = [o for o in bursts.ops if o.name == "respond"]
+    assert respond.num("latency") == sc.SLOWEST_LATENCY
+    frames = [o.get("data") for o in bursts.ops if o.name == "serial"]
+    assert [f[:6] for f in frames] == [(c, 16, *a) for c in (0x10, 0x11) for a in ((0, 0, 0, 0), (0xF0, 0, 0, 0))]
+    assert all(len(f) == 22 for f in frames)  # command, length, four address bytes, 16 data bytes
+    rough = scenarios["requester on a rough bus"]
+    assert [o.num("latency") for o in rough.ops if o.name == "respond"] == [ROUGH_LATENCY + 1]
