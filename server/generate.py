@@ -7,7 +7,9 @@ Verilator harness, a Makefile flow, a top named unlike the design). Saving its R
 `.benchwright/generated/<design>/tb_<top>.sv`, the server's own folder (nothing in the repository
 is written), and its coverage is published like any simulation's. Later saves simulate that file
 (server.project.find_testbench finds it last); Generate Testbench and Improve Coverage propose a
-testbench into `tb/` as an edit. What cannot work (a design Verilator rejects, a testbench that
+testbench into `tb/` as an edit. A repository testbench found by inference that does not build
+with Verilator while the design does (picorv32's testbench.v is `ifndef VERILATOR`: its Verilator
+bench is C++) counts as none, until its files change. What cannot work (a design Verilator rejects, a testbench that
 does not build) is said in a pop-up, once per design, with the reason in Verilator's words.
 """
 
@@ -34,6 +36,7 @@ from server.project import (
 from server.server import BenchwrightServer, Outcome
 from server.service import (
     content_fingerprint,
+    files_fingerprint,
     lcov_path,
     publish_outcome,
     save_lcov,
@@ -48,7 +51,7 @@ from sim.analysis.interface import read_interface
 from sim.errors import SimError, ToolNotFoundError
 from sim.sandbox.bwrap import SandboxUnavailableError
 from sim.sandbox.outputs import write_output
-from sim.types import Status
+from sim.types import SimResult, Status
 
 AUTO_SIM_CALLS = 100
 """Most simulator calls the built-in engine spends writing a testbench for a design without one
@@ -86,6 +89,22 @@ def _generate_work(project: Project, settings: Settings, path: Path, report: Any
     return work
 
 
+async def own_testbench_unusable(ls: BenchwrightServer, project: Project, tb: Testbench, result: SimResult) -> bool:
+    """After the repository's own testbench failed to build: True (remembered, logged) when the design itself builds.
+
+    The design is checked with Verilator's parser alone; when it fails too, the compile error is
+    the user's to see, so False.
+    """
+    try:
+        await asyncio.get_running_loop().run_in_executor(ls.jobs.executor, read_interface, project.design)
+    except SimError:
+        return False
+    ls.unusable_own[str(project.design.root)] = files_fingerprint(tb.files)
+    ls.log(f"Benchwright: {project.design.name}: {tb.source} does not build with Verilator ({result.detail}); "
+           "the built-in engine writes one instead", types.MessageType.Warning)
+    return True
+
+
 async def generate_missing(ls: BenchwrightServer, project: Project, settings: Settings,
                            version: int | None) -> Outcome | None:
     """Write the design's missing testbench with the built-in engine, then publish its coverage.
@@ -108,8 +127,10 @@ async def generate_missing(ls: BenchwrightServer, project: Project, settings: Se
         tool_missing(ls, settings, f"Benchwright: not simulating {design.name}: {refusal}", "sandbox")
         return None
     path = generated_path(project)
-    ls.log(f"Benchwright: {design.name} (top {design.top}) has no testbench Benchwright can run (looked for "
-           f"{testbench_places(project)}); the built-in engine is writing one: {path}")
+    looked = "its own does not build with Verilator" if root in ls.unusable_own else \
+        f"looked for {testbench_places(project)}"
+    ls.log(f"Benchwright: {design.name} (top {design.top}) has no testbench Benchwright can run ({looked}); "
+           f"the built-in engine is writing one: {path}")
     ls.generating[root] = False
     job = ls.jobs.claim(root, JobKind.GENERATE)
     try:

@@ -307,10 +307,20 @@ def find_testbench(project: Project, settings: Settings, accepted: Path | None =
     matching = [c for c in candidates if _instantiates(c, design.top)]
     if len(matching) == 1:
         return Testbench("sv", (matching[0],), "tb/")
+    return generated_testbench(project)
+
+
+def generated_testbench(project: Project) -> Testbench | None:
+    """The testbench the built-in engine wrote for the design, when there is one."""
     generated = generated_path(project)
     if generated.is_file() and not generated.is_symlink():
         return Testbench("generated", (generated,), GENERATED_SOURCE)
     return None
+
+
+def is_repository_own(project: Project, tb: Testbench) -> bool:
+    """True for an inferred design's own testbench (found in the repository, not declared or chosen)."""
+    return tb.kind == "human" and not project.from_toml
 
 
 def generated_path(project: Project) -> Path:

@@ -90,6 +90,8 @@ class BenchwrightServer(LanguageServer):
         """Last accepted proposal's file per design root."""
         self.resim_tasks: dict[str, asyncio.Task[None]] = {}
         """Pending re-simulations from watched-file events, per design root."""
+        self.unusable_own: dict[str, str] = {}
+        """Designs (roots) whose repository testbench does not build with Verilator -> a hash of its files."""
         self.generating: dict[str, bool] = {}
         """Designs (roots) whose missing testbench the built-in engine is writing -> a save came meanwhile."""
         self.sim_fingerprints: dict[str, str] = {}

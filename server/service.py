@@ -43,6 +43,8 @@ from server.project import (
     Testbench,
     find_project,
     find_testbench,
+    generated_testbench,
+    is_repository_own,
     modules_in,
     proposal_path,
 )
@@ -285,10 +287,19 @@ def save_lcov(project: Project, report: Any, lcov: Path) -> bool:
     return True
 
 
-def content_fingerprint(project: Project, tb: Testbench) -> str:
-    """Hash of the files a simulation reads (RTL, testbench), for de-duplicating events."""
+def current_testbench(ls: BenchwrightServer, project: Project, settings: Settings) -> Testbench | None:
+    """find_testbench, less a repository testbench already found not to build (the generated one instead)."""
+    root = str(project.design.root)
+    tb = find_testbench(project, settings, ls.accepted.get(root))
+    if tb is not None and is_repository_own(project, tb) and ls.unusable_own.get(root) == files_fingerprint(tb.files):
+        return generated_testbench(project)
+    return tb
+
+
+def files_fingerprint(files: Any) -> str:
+    """Hash of some files' paths and contents."""
     h = hashlib.sha256()
-    for path in (*project.design.rtl, *tb.files):
+    for path in files:
         h.update(str(path).encode() + b"\0")
         try:
             h.update(path.read_bytes())
@@ -297,14 +308,22 @@ def content_fingerprint(project: Project, tb: Testbench) -> str:
     return h.hexdigest()
 
 
+def content_fingerprint(project: Project, tb: Testbench) -> str:
+    """Hash of the files a simulation reads (RTL, testbench), for de-duplicating events."""
+    return files_fingerprint((*project.design.rtl, *tb.files))
+
+
 async def simulate_project(ls: BenchwrightServer, project: Project, settings: Settings,
                            version: int | None) -> Outcome | None:
     """Simulate the project's testbench in a background job and publish; None if superseded."""
-    root = str(project.design.root)
-    tb = find_testbench(project, settings, ls.accepted.get(root))
-    if tb is None:
-        from server.generate import generate_missing  # (it calls back into this module)
+    from server.generate import (  # (they call back into this module)
+        generate_missing,
+        own_testbench_unusable,
+    )
 
+    root = str(project.design.root)
+    tb = current_testbench(ls, project, settings)
+    if tb is None:
         return await generate_missing(ls, project, settings, version)
     fingerprint = content_fingerprint(project, tb)
     if version is None and ls.sim_fingerprints.get(root) == fingerprint:
@@ -331,6 +350,9 @@ async def simulate_project(ls: BenchwrightServer, project: Project, settings: Se
                 return None
     if result is None or job.cancel.is_set():
         return None  # superseded or cancelled: never publish a stale result
+    if result.status.value == "compile_error" and is_repository_own(project, tb) \
+            and await own_testbench_unusable(ls, project, tb, result):
+        return await generate_missing(ls, project, settings, version)
     outcome = Outcome(project, tb, tb.path, result, target_of(project, settings), tuple(settings.coverage.metrics))
     publish_outcome(ls, outcome, version, lcov if result.report is not None else None, settings)
     return outcome
@@ -506,7 +528,7 @@ async def propose(ls: BenchwrightServer, uri: str, from_current: bool) -> p.Prop
         return ready
     settings, project = ready
     root = str(project.design.root)
-    current = find_testbench(project, settings, ls.accepted.get(root))
+    current = current_testbench(ls, project, settings)
     job = ls.jobs.claim(root, JobKind.EPISODE)
     verb = "improving coverage of" if from_current else "generating a testbench for"
     with ls.activity("generating", f"{verb} {project.design.name}"):

@@ -44,7 +44,13 @@ async def test_saving_rtl_of_a_cloned_repository_without_a_testbench_publishes_c
         uri = session.open(rtl)
         await session.diagnostics(uri, version=1, timeout=120)
         session.save(uri)
+        status = await session.status_where(lambda s: s["state"] == "generating", timeout=120)
+        assert "no testbench Benchwright can run" in status["message"]
+        session.save(uri)  # while the engine writes: simulated once the testbench is there, no second engine run
         cov = await session.recorder.next_coverage(1, timeout=300)
+        states = [s["state"] for s in session.recorder.status]
+        assert states.count("generating") == 1
+        assert "simulating" in states[states.index("generating"):]
         assert cov["status"] == "ok", cov
         assert cov["top"] == "apb_gpio"
         assert cov["summary"]["overall"] > 0
@@ -53,13 +59,11 @@ async def test_saving_rtl_of_a_cloned_repository_without_a_testbench_publishes_c
         assert cov["testbenchSource"] == GENERATED_SOURCE
         assert any(f["uri"] == uri for f in cov["files"])
         assert "module" in generated.read_text()
-        status = await session.status_where(lambda s: s["state"] == "generating")
-        assert "no testbench Benchwright can run" in status["message"]
         said = " ".join(m.message for m in session.client.log_messages)
         assert "has no testbench Benchwright can run (looked for" in said
         assert "tb_apb_gpio or apb_gpio_tb" in said
         assert files_of(ws) == before, "the repository itself was written"
-        # The next save simulates the generated testbench (no new engine run).
+        # A later save simulates the generated testbench too.
         statuses = len(session.recorder.status)
         session.save(uri)
         again = await session.recorder.next_coverage(2, timeout=120)
@@ -111,3 +115,54 @@ async def first_where_message(session: Session, text: str, timeout: float) -> ty
             await asyncio.sleep(0.1)
 
     return await asyncio.wait_for(wait(), timeout)
+
+
+COUNTER = """module counter(input clk, input rst_n, input en, output reg [3:0] q);
+  always @(posedge clk or negedge rst_n)
+    if (!rst_n) q <= 4'd0;
+    else if (en) q <= q + 4'd1;
+endmodule
+"""
+
+ICARUS_ONLY_TB = """`timescale 1ns/1ps
+`ifndef VERILATOR
+module tb_counter;
+  reg clk = 0, rst_n = 0, en = 0;
+  wire [3:0] q;
+  counter dut(.clk(clk), .rst_n(rst_n), .en(en), .q(q));
+  always #5 clk = ~clk;
+  initial begin #20 rst_n = 1; en = 1; #200 $finish; end
+endmodule
+`endif
+"""
+"""A repository testbench for another simulator (picorv32's testbench.v is written this way: its
+Verilator bench is C++), so Verilator finds no module in it."""
+
+
+async def test_a_repository_testbench_that_does_not_build_with_verilator_is_replaced(
+        tmp_path: Path, cache_dir: Path) -> None:
+    ws = tmp_path / "counter_repo"
+    (ws / "rtl").mkdir(parents=True)
+    (ws / "tb").mkdir()
+    rtl = ws / "rtl" / "counter.v"
+    rtl.write_text(COUNTER)
+    (ws / "tb" / "tb_counter.v").write_text(ICARUS_ONLY_TB)
+    generated = ws / ".benchwright" / "generated" / "counter_repo" / "tb_counter.sv"
+    session, stop = await start_session(ws, cache_dir, OPTIONS)
+    try:
+        uri = session.open(rtl)
+        session.save(uri)
+        cov = await session.recorder.next_coverage(1, timeout=300)
+        assert cov["status"] == "ok", cov
+        assert cov["testbenchUri"] == generated.as_uri()
+        said = [m.message for m in session.client.log_messages]
+        own = "the repository's own testbench (found by name: tb/tb_counter.v) does not build with Verilator"
+        assert any(own in m for m in said), said
+        # Until tb_counter.v changes, saves simulate the generated testbench straight away.
+        session.save(uri)
+        again = await session.recorder.next_coverage(2, timeout=120)
+        assert again["testbenchUri"] == generated.as_uri()
+        assert sum(own in m.message for m in session.client.log_messages) == 1
+        assert session.client.messages == []
+    finally:
+        await stop()
