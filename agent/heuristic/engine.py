@@ -196,14 +196,17 @@ def make_target(
 
 
 def _placeholder_tb(design: Design, iface: DesignInterface | None, note: str) -> str:
-    """A minimal testbench used when nothing better could be produced."""
+    """A minimal testbench used when nothing better could be produced (`note` says why, on comment lines)."""
+    # A note may quote a tool's multi-line output: each of its lines stays a comment.
+    lines = [line for line in note.splitlines() if line.strip()] or ["no testbench"]
     if iface is None:
+        comments = "".join(f"// {line}\n" for line in lines)
         return (
-            f"// {note}\nmodule tb_{design.top};\n  {design.top} {design.dut_instance} ();\n"
+            f"{comments}module tb_{design.top};\n  {design.top} {design.dut_instance} ();\n"
             "  initial #100 $finish;\nendmodule\n"
         )
     target, _ = make_target(design, iface, "random")
-    return render_testbench(target, Program(), title=note)
+    return render_testbench(target, Program(), title=lines[0], notes=lines[1:])
 
 
 def _trial_runner(

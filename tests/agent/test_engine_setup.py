@@ -247,3 +247,13 @@ def test_a_command_bridge_gets_long_writes_on_the_slowest_bus() -> None:
     assert all(len(f) == 22 for f in frames)  # command, length, four address bytes, 16 data bytes
     rough = scenarios["requester on a rough bus"]
     assert [o.num("latency") for o in rough.ops if o.name == "respond"] == [ROUGH_LATENCY + 1]
+
+
+def test_a_placeholder_testbench_keeps_a_multi_line_reason_in_comments() -> None:
+    from agent.heuristic.engine import _placeholder_tb
+    from sim.suite import load_design
+
+    design = load_design(Path(__file__).resolve().parents[1] / "data" / "program" / "i2c_regs")
+    text = _placeholder_tb(design, None, "harness build failed: %Error: x.sv:3: syntax error\n  near 'endmodule'\n")
+    head = text[: text.index("module tb_i2c_regs")].splitlines()
+    assert head == ["// harness build failed: %Error: x.sv:3: syntax error", "//   near 'endmodule'"]
