@@ -477,12 +477,19 @@ def gen_wait(rng: random.Random, t: Target, h: Hints) -> list[Op]:
 
 
 def gen_reset(rng: random.Random, t: Target, h: Hints) -> list[Op]:
-    """A reset in the middle of activity."""
-    return (
-        [op("reset", rng.randint(1, 4))]
-        if any(f.reset for f in t.fields)
-        else gen_random(rng, t, h)
-    )
+    """A reset in the middle of activity; with two resets or more, half the time one of them alone.
+
+    A design with an asynchronous and a synchronous reset (`arst_i`, `wb_rst_i`) has branches
+    that only the synchronous one reaches: the asynchronous one wins whenever both are asserted.
+    """
+    resets = [f for f in t.fields if f.reset]
+    if not resets:
+        return gen_random(rng, t, h)
+    if len(resets) > 1 and rng.random() < 0.5:
+        f = rng.choice(resets)
+        active = 0 if f.active_low else 1
+        return [assigns("set", {f.name: active}), op("hold", rng.randint(1, 4)), assigns("set", {f.name: 1 - active})]
+    return [op("reset", rng.randint(1, 4))]
 
 
 def gen_corners(rng: random.Random, t: Target, h: Hints) -> list[Op]:
