@@ -257,3 +257,14 @@ def test_a_placeholder_testbench_keeps_a_multi_line_reason_in_comments() -> None
     text = _placeholder_tb(design, None, "harness build failed: %Error: x.sv:3: syntax error\n  near 'endmodule'\n")
     head = text[: text.index("module tb_i2c_regs")].splitlines()
     assert head == ["// harness build failed: %Error: x.sv:3: syntax error", "//   near 'endmodule'"]
+
+
+def test_a_design_with_two_resets_gets_each_alone_as_well() -> None:
+    two = layout("i2c", ">clk >arst_i >wb_rst_i >go", {"arst_i": True, "wb_rst_i": False})
+    t = Target(two, recognise(two), {})
+    drawn = [moves.gen_reset(random.Random(k), t, Hints()) for k in range(40)]
+    alone = {(o.args[0][0], o.args[0][1]) for ops in drawn if ops[0].name == "set" for o in ops[:1]}
+    assert alone == {("arst_i", 0), ("wb_rst_i", 1)}  # each asserted alone, by its own polarity
+    assert any(ops[0].name == "reset" for ops in drawn)
+    for ops in drawn:
+        check(Program((op("reset"), *ops)), t.scope)
