@@ -15,6 +15,7 @@ import logging
 import os
 import shutil
 import tempfile
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -175,9 +176,20 @@ def run_ray(jobs: Sequence[BenchJob], address: str, cpus: int, retries: int, shi
                     workers[(event.name, event.attempt)] = event.worker
                 report(event)
 
-        for job in jobs:
-            submit(job, 1)
-        while pending:
+        # A bounded window of tasks in flight: the cluster stays busy while the object store
+        # holds the files of a few designs, not of a thousand; a lost design goes first.
+        queue: deque[tuple[BenchJob, int]] = deque((job, 1) for job in jobs)
+        window = max(4, 2 * info["cpus"])
+        while queue or pending:
+            while queue and len(pending) < window:
+                job, attempt = queue.popleft()
+                try:
+                    submit(job, attempt)
+                except (OSError, ValueError) as exc:  # its files could not be read or are too large to send
+                    yield Outcome(job.design.name, job_failed_row(job, f"its files cannot be sent: {exc}"),
+                                  retries=tuple(lost.get(job.design.name, ())))
+            if not pending:
+                continue
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=POLL_S)
             pump()
             for ref in ready:
@@ -190,7 +202,7 @@ def run_ray(jobs: Sequence[BenchJob], address: str, cpus: int, retries: int, shi
                     lost.setdefault(name, []).append(retry)
                     report(Event(name, EventKind.LOST, attempt, retry.worker, detail=retry.reason))
                     if attempt <= retries:
-                        submit(job, attempt + 1)
+                        queue.appendleft((job, attempt + 1))
                         continue
                     row = job_failed_row(job, f"worker lost on all {attempt} attempts; last: {retry.reason}", LOST)
                     yield Outcome(name, row, retries=tuple(lost[name]))

@@ -116,7 +116,7 @@ def run_designs(jobs: Sequence[BenchJob], out_dir: Path, options: FanoutOptions,
         view.on_event(Event(name, EventKind.RESUMED, overall=kept.get("overall")))
     info: dict[str, Any] = {}
     try:
-        for outcome in _backend(todo, options, view.on_event, info):
+        for outcome in _backend(todo, options, view.on_event, info) if todo else ():
             row = with_retries(outcome.row, outcome.retries, outcome.worker)
             rows[outcome.name] = row
             journal.store(outcome.name, keys[outcome.name], row)
