@@ -89,7 +89,9 @@ def local(work: Path, started: tuple[Any, subprocess.Popen[str]]) -> tuple[dict[
 
 def test_bench_on_ray_matches_local(work: Path, cluster: Any, local: tuple[dict[str, Any], dict[str, str]]) -> None:
     out = work / "ray"
-    rows = finish(bench(work / "suite", out, work / "driver-cache", "--ray", cluster.address,
+    # --ship always: the nodes run the designs from the files the driver sent, under paths of their
+    # own, as a machine without the repository would; the rows must not change.
+    rows = finish(bench(work / "suite", out, work / "driver-cache", "--ray", cluster.address, "--ship", "always",
                         "--only", "cocotb__counter,cvdp__gray_to_binary"), out)
     want, tbs = local
     assert {n: comparable(r) for n, r in rows.items()} == {n: comparable(want[n]) for n in rows}
@@ -98,7 +100,8 @@ def test_bench_on_ray_matches_local(work: Path, cluster: Any, local: tuple[dict[
     assert len({r["worker"].split()[0] for r in rows.values()}) == 2
     assert not (work / "driver-cache").exists()
     run = json.loads((out / "bench.json").read_text())["run"]
-    assert (run["backend"], run["nodes"], run["cpus"], run["staged"]) == ("ray", 2, 2, [])
+    assert (run["backend"], run["nodes"], run["cpus"]) == ("ray", 2, 2)
+    assert sorted(run["staged"]) == sorted(rows)
 
 
 def _busy_workers(cluster: Any) -> list[int]:
@@ -124,6 +127,7 @@ def test_killed_worker_is_retried(work: Path, cluster: Any, local: tuple[dict[st
     assert f"pid {busy[0]}" not in row["worker"]
     assert comparable(row) == comparable(local[0]["cvdp__lfsr_8bit"])
     assert written_testbenches(out) == {"cvdp__lfsr_8bit": local[1]["cvdp__lfsr_8bit"]}
+    assert json.loads((out / "bench.json").read_text())["run"]["staged"] == []  # the node has the files
     text = (out / "bench.md").read_text()
     assert "## Retried designs" in text
     assert f"attempt 1 lost on {retry['worker']}" in text
