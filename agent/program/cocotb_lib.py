@@ -158,6 +158,10 @@ class Bench:
         """A port's current value on the DUT (0 while it is X or Z)."""
         return read(self.dut[name]) or 0
 
+    def in_reset(self):
+        """Whether some reset input of the DUT is asserted now (`sv_common.reset_active`)."""
+        return any(read(self.handles[i]) == FIELDS[i][4] for i in RESETS)
+
     def set(self, pairs):
         """`set`: field = value for each pair; they hold until changed."""
         for name, value in pairs.items():

@@ -292,6 +292,12 @@ class AxiHandResponder(Responder):
         mask = (1 << len(bw.dut[self.roles["awaddr"]])) - 1
         while True:
             await bw.rise()
+            if bw.in_reset():  # a slave resets with the system: answers in flight are dropped
+                self.restart()
+                for role in ("awready", "wready", "bvalid", "arready", "rvalid"):
+                    q[role] = 0
+                self.drive()
+                continue
             draw = self.rng.next()
             self.long_stall(draw)
 

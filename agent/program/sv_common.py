@@ -245,6 +245,11 @@ def _reset_fields(t: Target, asserted: bool) -> list[str]:
     return [f"{f.name} = 1'b{f.asserted if asserted else f.idle};" for f in t.fields if f.reset]
 
 
+def reset_active(t: Target) -> str:
+    """SV expression: some reset of the design is asserted ('' when it has none)."""
+    return " || ".join(f"{f.name} == 1'b{f.asserted}" for f in t.fields if f.reset)
+
+
 def idle_lines(t: Target) -> list[str]:
     """Every data input back to 0 (resets untouched); serial inputs idle high, as a line at rest does."""
     serial = {i.port("pin") for i in t.interfaces.serials}

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent.program.iface import Iface
-from agent.program.sv_common import clock_of
+from agent.program.sv_common import clock_of, reset_active
 from agent.program.target import Target
 
 FINDING_TAG = "BW-FINDING"
@@ -96,11 +96,6 @@ def rules(t: Target, i: Iface) -> list[Rule]:
     return out
 
 
-def _reset_active(t: Target) -> str:
-    """SV expression: some reset of the design is asserted ('' when it has none)."""
-    return " || ".join(f"{f.name} == 1'b{f.asserted}" for f in t.fields if f.reset)
-
-
 def lines(t: Target, ifaces: Sequence[tuple[Iface, str]]) -> list[str]:
     """The checker processes for (interface, when) pairs, and the `final` block that prints what broke.
 
@@ -111,7 +106,7 @@ def lines(t: Target, ifaces: Sequence[tuple[Iface, str]]) -> list[str]:
     clock = clock_of(t)
     if not clock:
         return []
-    reset = _reset_active(t) or "1'b0"
+    reset = reset_active(t) or "1'b0"
     widths = {s.name: s.width for s in t.layout.ports}
     inst = t.layout.instance
     out: list[str] = []

@@ -19,6 +19,7 @@ from agent.program.sv_common import (
     long_stall,
     mem_index,
     port_bits,
+    reset_active,
     rough_error,
     slow_answer,
     write_bytes,
@@ -319,7 +320,10 @@ def _axi_process(t: Target, r: Iface, dw: int) -> list[str]:
         *([f"logic [{idw - 1}:0] {ids};"] if ids else []),
         f"bit bw_{n}_awg, bw_{n}_wdone, bw_{n}_arg; int bw_{n}_long = 0;",
         f"always @(posedge {clock_of(t)}) begin",
-        f"  if (!bw_{n}_on) begin bw_{n}_awg = 0; bw_{n}_wdone = 0; bw_{n}_arg = 0; bw_{n}_long = 0; "
+        # A slave resets with the system: an answer in flight when a reset comes (random inputs
+        # may assert one) is dropped, never given to the design's first request after it.
+        f"  if (!bw_{n}_on{f' || {reset_active(t)}' if reset_active(t) else ''}) begin bw_{n}_awg = 0; "
+        f"bw_{n}_wdone = 0; bw_{n}_arg = 0; bw_{n}_long = 0; "
         f"{b['awready']} <= 0; {b['wready']} <= 0; {b['bvalid']} <= 0; {b['arready']} <= 0; {b['rvalid']} <= 0; end",
         "  else begin",
         f"    {xorshift(n)}",
