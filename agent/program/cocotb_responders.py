@@ -395,14 +395,6 @@ class AxiRamResponder:
                 gate.pause = not ok
             await self.bw.rise()
 
-    def long_stall(self, draw):
-        """Count a long stall down, or start one; whether the responder is stalled (`sv_common.long_stall`)."""
-        if self.long > 0:
-            self.long -= 1
-        elif self.latency >= ROUGH_LATENCY and (draw >> 20) % LONG_STALL_EVERY == 0:
-            self.long = (self.latency * LONG_STALL_CLOCKS) << (draw >> 30)
-        return self.long > 0
-
     def stop(self):
         if self.task is not None:
             self.task.cancel()
@@ -489,14 +481,6 @@ class Loopback:
         while True:
             sink.value = source.value
             await ValueChange(source)
-
-    def long_stall(self, draw):
-        """Count a long stall down, or start one; whether the responder is stalled (`sv_common.long_stall`)."""
-        if self.long > 0:
-            self.long -= 1
-        elif self.latency >= ROUGH_LATENCY and (draw >> 20) % LONG_STALL_EVERY == 0:
-            self.long = (self.latency * LONG_STALL_CLOCKS) << (draw >> 30)
-        return self.long > 0
 
     def stop(self):
         if self.task is not None:
