@@ -9,8 +9,9 @@ is written), and its coverage is published like any simulation's. Later saves si
 (server.project.find_testbench finds it last); Generate Testbench and Improve Coverage propose a
 testbench into `tb/` as an edit. A repository testbench found by inference that does not build
 with Verilator while the design does (picorv32's testbench.v is `ifndef VERILATOR`: its Verilator
-bench is C++) counts as none, until its files change. What cannot work (a design Verilator rejects, a testbench that
-does not build) is said in a pop-up, once per design, with the reason in Verilator's words.
+bench is C++) counts as none, until its files change. What cannot work (a design Verilator
+rejects, a testbench that does not build) is said in a pop-up, once per design, with the reason
+in Verilator's words.
 """
 
 from __future__ import annotations
@@ -22,34 +23,18 @@ from typing import Any
 
 from lsprotocol import types
 
-from agent.loop import AgentConfig, EpisodeResult, EpisodeStatus, run_episode
+from agent.loop import AgentConfig, EpisodeResult, run_episode
 from agent.policy import get_policy
-from server import protocol as p
-from server.jobs import CancellablePolicy, JobKind
+from server.jobs import CancellablePolicy
+from server.outcomes import files_fingerprint, sim_options, target_of, tool_missing
 from server.project import (
-    GENERATED_SOURCE,
     Project,
     Testbench,
-    generated_path,
-    testbench_places,
 )
-from server.server import BenchwrightServer, Outcome
-from server.service import (
-    content_fingerprint,
-    files_fingerprint,
-    lcov_path,
-    publish_outcome,
-    save_lcov,
-    sim_options,
-    simulate_project,
-    target_of,
-    tool_missing,
-)
+from server.server import BenchwrightServer
 from server.settings import Settings
-from server.trust import sandbox_state_for
 from sim.analysis.interface import read_interface
-from sim.errors import SimError, ToolNotFoundError
-from sim.sandbox.bwrap import SandboxUnavailableError
+from sim.errors import SimError
 from sim.sandbox.outputs import write_output
 from sim.types import SimResult, Status
 
@@ -64,7 +49,7 @@ MAX_WHY = 400
 """Most characters of a reason quoted in a pop-up (the output channel has the whole log)."""
 
 
-def _generate_work(project: Project, settings: Settings, path: Path, report: Any) -> Any:
+def generate_work(project: Project, settings: Settings, path: Path, report: Any) -> Any:
     """The blocking part of writing a testbench for a design without one (runs in a job thread).
 
     The best testbench is written to `path` (never through a symlink) when it simulates with coverage.
@@ -105,79 +90,7 @@ async def own_testbench_unusable(ls: BenchwrightServer, project: Project, tb: Te
     return True
 
 
-async def generate_missing(ls: BenchwrightServer, project: Project, settings: Settings,
-                           version: int | None) -> Outcome | None:
-    """Write the design's missing testbench with the built-in engine, then publish its coverage.
-
-    A save while it is being written is simulated once it is there; a design whose top is
-    ambiguous waits for the pick (the client was asked).
-    """
-    design = project.design
-    root = str(design.root)
-    if project.ambiguous:
-        ls.log(f"Benchwright: not simulating {design.name}: {len(project.ambiguous)} modules could be its top "
-               f"({', '.join(project.ambiguous)}); pick one (Pick top…, or the {p.TOP_SETTING} setting)",
-               types.MessageType.Warning)
-        return None
-    if root in ls.generating:
-        ls.generating[root] = True  # simulate the new testbench once it is written
-        return None
-    refusal = (await sandbox_state_for(ls, settings))[1]
-    if refusal is not None:
-        tool_missing(ls, settings, f"Benchwright: not simulating {design.name}: {refusal}", "sandbox")
-        return None
-    path = generated_path(project)
-    looked = "its own does not build with Verilator" if root in ls.unusable_own else \
-        f"looked for {testbench_places(project)}"
-    ls.log(f"Benchwright: {design.name} (top {design.top}) has no testbench Benchwright can run ({looked}); "
-           f"the built-in engine is writing one: {path}")
-    ls.generating[root] = False
-    job = ls.jobs.claim(root, JobKind.GENERATE)
-    try:
-        with ls.activity("generating", f"{design.name} has no testbench Benchwright can run: "
-                                       "the built-in engine is writing one"):
-            async with ls.work_progress(f"Benchwright: writing a testbench for {design.name}", job.cancel) as report:
-                try:
-                    episode = await ls.jobs.run(job, _generate_work(project, settings, path, report))
-                except ToolNotFoundError as exc:
-                    tool_missing(ls, settings, str(exc))
-                    return None
-                except SandboxUnavailableError as exc:
-                    tool_missing(ls, settings, f"Benchwright: not simulating {design.name}: {exc}", "sandbox")
-                    return None
-                except (SimError, ValueError, OSError) as exc:
-                    _cannot_generate(ls, settings, project, str(exc))
-                    return None
-    finally:
-        resave = ls.generating.pop(root, False)
-    if episode is None or job.cancel.is_set() or episode.status is EpisodeStatus.CANCELLED:
-        return None
-    best = episode.best_result
-    if best is None or best.status is not Status.OK or not path.is_file():
-        why = (f"{best.status.value}: {best.detail}" if best is not None else
-               episode.error or f"no testbench in {episode.sim_calls} simulator calls")
-        _cannot_generate(ls, settings, project, why)
-        if best is not None:
-            failed = Testbench("generated", (path,), "none: the built-in engine could not write one")
-            publish_outcome(ls, Outcome(project, failed, None, best, target_of(project, settings),
-                                        tuple(settings.coverage.metrics)), version, None, settings)
-        return None
-    tb = Testbench("generated", (path,), GENERATED_SOURCE)
-    if resave:
-        ls.sim_fingerprints.pop(root, None)
-        return await simulate_project(ls, project, settings, version)
-    ls.sim_fingerprints[root] = content_fingerprint(project, tb)
-    lcov = lcov_path(project)
-    if best.report is not None:
-        await asyncio.get_running_loop().run_in_executor(ls.jobs.executor, save_lcov, project, best.report, lcov)
-    outcome = Outcome(project, tb, path, best, target_of(project, settings), tuple(settings.coverage.metrics))
-    publish_outcome(ls, outcome, version, lcov if best.report is not None else None, settings)
-    ls.log(f"Benchwright: {design.name}: the built-in engine's testbench covers {best.overall:.1f} % "
-           f"({episode.sim_calls} simulator calls); Improve Coverage proposes a better one into tb/")
-    return outcome
-
-
-def _cannot_generate(ls: BenchwrightServer, settings: Settings, project: Project, why: str) -> None:
+def cannot_generate(ls: BenchwrightServer, settings: Settings, project: Project, why: str) -> None:
     """Say (once per design, as a pop-up) that a design without a testbench gets no coverage, and why."""
     design = project.design
     why = " ".join(line.strip() for line in why.splitlines() if line.strip() and not line.startswith("%Error: Exiting"))

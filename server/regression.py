@@ -15,9 +15,10 @@ from lsprotocol import types
 from agent.check_cli import rerecord
 from server import convert
 from server import protocol as p
+from server.outcomes import sim_options
 from server.project import find_testbench
 from server.server import BenchwrightServer
-from server.service import runnable_project, sim_options
+from server.service import runnable_project
 from sim.errors import SimError
 
 

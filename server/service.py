@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import importlib.util
 import itertools
 import logging
@@ -33,8 +32,17 @@ from agent.loop import (
 from agent.policy import get_policy
 from server import convert
 from server import protocol as p
-from server.jobs import CancellablePolicy, JobKind, mutation_report, simulate
+from server.jobs import CancellablePolicy, JobKind, simulate
 from server.lint import lint_command, lint_sandbox, run_lint, shadow_copies
+from server.outcomes import (
+    lcov_path,
+    publish_outcome,
+    save_lcov,
+    sim_options,
+    state_folder,
+    target_of,
+    tool_missing,
+)
 from server.project import (
     HDL_SUFFIXES,
     HEADER_SUFFIXES,
@@ -42,22 +50,17 @@ from server.project import (
     Project,
     Testbench,
     find_project,
-    find_testbench,
-    generated_testbench,
-    is_repository_own,
     modules_in,
     proposal_path,
 )
 from server.server import BenchwrightServer, Outcome
 from server.settings import Settings
+from server.simulation import current_testbench, simulate_project
 from server.trust import sandbox_line, sandbox_mode, sandbox_state_for
 from sim.errors import SimError, ToolNotFoundError
-from sim.mutation.model import MutationReport
 from sim.project.infer import AmbiguousTopError
 from sim.run.evaluate import SimOptions, tb_top_name
-from sim.run.lcov import write_lcov
 from sim.sandbox.bwrap import SandboxUnavailableError
-from sim.sandbox.outputs import UnsafeOutputError, open_dir
 from sim.tools import Verilator, find_verilator
 from sim.types import SimResult
 
@@ -67,19 +70,6 @@ RESIMULATE_DELAY_S = 0.5
 """Quiet time after watched-file events before re-simulating (a checkout touches many files)."""
 
 _lint_ids = itertools.count()
-
-
-def sim_options(settings: Settings) -> SimOptions:
-    """Evaluator options from the settings (sandbox `auto` leaves the mode to BENCHWRIGHT_SANDBOX)."""
-    return SimOptions(metrics=tuple(settings.coverage.metrics), extra_args=tuple(settings.sim.verilator_args),
-                      verilator_path=settings.sim.verilator_path or None, sandbox=sandbox_mode(settings),
-                      seed=settings.sim.seed)
-
-
-def target_of(project: Project, settings: Settings) -> float:
-    """design.toml's target where it gives one, else the setting."""
-    design = project.design
-    return design.target if design.target_given else settings.coverage.target
 
 
 def doc_path(uri: str) -> Path | None:
@@ -134,14 +124,6 @@ async def verilator(ls: BenchwrightServer, settings: Settings) -> Verilator | No
     except ToolNotFoundError as exc:
         tool_missing(ls, settings, str(exc))
         return None
-
-
-def tool_missing(ls: BenchwrightServer, settings: Settings, text: str, kind: str = "tool") -> None:
-    """Log a blocking problem (no Verilator; `kind="sandbox"`: no required sandbox); pop up each kind once."""
-    ls.log(text, types.MessageType.Error)
-    if kind not in ls.popups_shown and settings.show_notifications != "off":
-        ls.popups_shown.add(kind)
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=text))
 
 
 # -- lint ---------------------------------------------------------------------------
@@ -231,171 +213,6 @@ def close_document(ls: BenchwrightServer, uri: str) -> None:
 
 
 # -- simulation ---------------------------------------------------------------------
-
-
-def _state_dir(project: Project) -> Path:
-    return project.workspace / STATE_DIR
-
-
-def lcov_path(project: Project) -> Path:
-    """`<workspace>/.benchwright/coverage/<design>.info`: where a design's lcov file goes."""
-    return _state_dir(project) / "coverage" / f"{project.design.name}.info"
-
-
-def _simulate_work(project: Project, tb: Testbench, options: SimOptions, lcov: Path, mutation: bool = False) -> Any:
-    """The blocking part of an on-save simulation (runs in a job thread).
-
-    With `mutation`, the testbench's mutation report rides along in `result.extra["mutation"]`.
-    """
-
-    def work(cancel: threading.Event) -> SimResult:
-        result = simulate(project, tb, options, cancel)
-        if result.report is not None and not cancel.is_set():
-            save_lcov(project, result.report, lcov)
-        if mutation and result.status.value == "ok" and not cancel.is_set():
-            report = mutation_report(project, tb, options, cancel)
-            if report is not None:
-                result = replace(result, extra={**result.extra, "mutation": report})
-        return result
-
-    return work
-
-
-def state_folder(project: Project, *parts: str) -> Path | None:
-    """`<workspace>/.benchwright/<parts>`, made, with no symlink on the way (None, logged, when there is one).
-
-    A cloned repository may ship .benchwright/ with a folder that is a symlink elsewhere.
-    """
-    try:
-        with open_dir(project.workspace, (STATE_DIR, *parts), create=True):
-            return _state_dir(project).joinpath(*parts)
-    except (UnsafeOutputError, OSError) as exc:
-        logger.warning("not writing under %s: %s", STATE_DIR, exc)
-        return None
-
-
-def save_lcov(project: Project, report: Any, lcov: Path) -> bool:
-    """Write the lcov file under the workspace's .benchwright/ (a cloned repository may ship that folder).
-
-    Never through a symlink (sim.sandbox.outputs.write_output); a refusal is logged, not raised.
-    """
-    try:
-        write_lcov(report, lcov, root=project.workspace)
-    except (UnsafeOutputError, OSError) as exc:
-        logger.warning("lcov not written: %s", exc)
-        return False
-    return True
-
-
-def current_testbench(ls: BenchwrightServer, project: Project, settings: Settings) -> Testbench | None:
-    """find_testbench, less a repository testbench already found not to build (the generated one instead)."""
-    root = str(project.design.root)
-    tb = find_testbench(project, settings, ls.accepted.get(root))
-    if tb is not None and is_repository_own(project, tb) and ls.unusable_own.get(root) == files_fingerprint(tb.files):
-        return generated_testbench(project)
-    return tb
-
-
-def files_fingerprint(files: Any) -> str:
-    """Hash of some files' paths and contents."""
-    h = hashlib.sha256()
-    for path in files:
-        h.update(str(path).encode() + b"\0")
-        try:
-            h.update(path.read_bytes())
-        except OSError:
-            h.update(b"<unreadable>")
-    return h.hexdigest()
-
-
-def content_fingerprint(project: Project, tb: Testbench) -> str:
-    """Hash of the files a simulation reads (RTL, testbench), for de-duplicating events."""
-    return files_fingerprint((*project.design.rtl, *tb.files))
-
-
-async def simulate_project(ls: BenchwrightServer, project: Project, settings: Settings,
-                           version: int | None) -> Outcome | None:
-    """Simulate the project's testbench in a background job and publish; None if superseded."""
-    from server.generate import (  # (they call back into this module)
-        generate_missing,
-        own_testbench_unusable,
-    )
-
-    root = str(project.design.root)
-    tb = current_testbench(ls, project, settings)
-    if tb is None:
-        return await generate_missing(ls, project, settings, version)
-    fingerprint = content_fingerprint(project, tb)
-    if version is None and ls.sim_fingerprints.get(root) == fingerprint:
-        # A watched-file event for content already simulated (VS Code sends one right
-        # after every save): re-running would only cancel the save's own job.
-        return None
-    refusal = (await sandbox_state_for(ls, settings))[1]
-    if refusal is not None:
-        tool_missing(ls, settings, f"Benchwright: not simulating {project.design.name}: {refusal}", "sandbox")
-        return None
-    ls.sim_fingerprints[root] = fingerprint
-    lcov = lcov_path(project)
-    job = ls.jobs.claim(root, JobKind.SIMULATE)
-    with ls.activity("simulating", f"simulating {project.design.name}"):
-        async with ls.work_progress(f"Benchwright: simulating {project.design.name}", job.cancel):
-            try:
-                result = await ls.jobs.run(job, _simulate_work(project, tb, sim_options(settings), lcov,
-                                                                  settings.coverage.mutation))
-            except ToolNotFoundError as exc:
-                tool_missing(ls, settings, str(exc))
-                return None
-            except SandboxUnavailableError as exc:
-                tool_missing(ls, settings, f"Benchwright: not simulating {project.design.name}: {exc}", "sandbox")
-                return None
-    if result is None or job.cancel.is_set():
-        return None  # superseded or cancelled: never publish a stale result
-    if result.status.value == "compile_error" and is_repository_own(project, tb) \
-            and await own_testbench_unusable(ls, project, tb, result):
-        return await generate_missing(ls, project, settings, version)
-    outcome = Outcome(project, tb, tb.path, result, target_of(project, settings), tuple(settings.coverage.metrics))
-    publish_outcome(ls, outcome, version, lcov if result.report is not None else None, settings)
-    return outcome
-
-
-def publish_outcome(ls: BenchwrightServer, outcome: Outcome, version: int | None, lcov: Path | None,
-                    settings: Settings) -> None:
-    """Send `benchwright/coverage`, refresh hints and code lenses, remember the outcome."""
-    project, result = outcome.project, outcome.result
-    ls.outcomes[str(project.design.root)] = outcome
-    ls.record("build", result.extra.get("build_argv"))
-    ls.record("run", result.extra.get("run_argv"))
-    if result.status.value != "ok":
-        # Why there is no coverage, file by file (a run's output refused, and the reason): the
-        # status line has room for one sentence, the output channel for every note. Sent before
-        # the coverage notification, so a client has them when the result arrives.
-        for note in result.notes:
-            ls.log(f"{project.design.name}: {result.status.value}: {note}", types.MessageType.Warning)
-    ls.notify(p.COVERAGE, convert.lsp_coverage_params(
-        result, design=project.design.name, top=project.design.top, root=project.design.root,
-        testbench=outcome.testbench_path, version=version, target=outcome.target, metrics=outcome.metrics,
-        lcov_path=lcov, testbench_source=outcome.testbench.source if outcome.testbench is not None else ""))
-    tb_text = ""  # the kept testbench names the ports its reads come from
-    if outcome.testbench_path is not None and outcome.testbench_path.suffix in (".sv", ".v"):
-        with contextlib.suppress(OSError):
-            tb_text = outcome.testbench_path.read_text(errors="replace")
-    for rtl in project.design.rtl:
-        uri = convert.uri_of(rtl)
-        doc = ls.workspace.text_documents.get(uri)
-        if doc is None:
-            continue
-        hints = convert.lsp_hint_diagnostics(result.uncovered, rtl, doc.lines, project.design.name) \
-            if settings.coverage.hints else []
-        hints += convert.lsp_check_diagnostics(result.log_tail, doc.lines, project.design.name, outcome.testbench_path,
-                                               tb_text)
-        mutation = result.extra.get("mutation")
-        if isinstance(mutation, MutationReport) and not mutation.error:
-            hints += convert.lsp_mutant_diagnostics(mutation.survived, rtl, doc.lines, project.design.name)
-        if hints or ls.hint_diagnostics.get(uri):  # (cleared too, once the checks pass again)
-            ls.hint_diagnostics[uri] = hints
-            ls.publish(uri)
-    if ls.supports(lambda c: c.workspace.code_lens.refresh_support):  # type: ignore[union-attr]
-        ls.workspace_code_lens_refresh(None)
 
 
 async def simulate_document(ls: BenchwrightServer, uri: str) -> None:

@@ -22,7 +22,7 @@ from sim.sandbox.bwrap import SandboxMode
 
 def options_seed(settings: Any) -> int:
     """The simulator seed the server's SimOptions get from these settings."""
-    from server.service import sim_options
+    from server.outcomes import sim_options
 
     return sim_options(settings).seed
 
@@ -107,7 +107,7 @@ def test_trust_flag(options: Any, trusted: bool) -> None:
 @pytest.mark.parametrize(("value", "mode"), [
     ("auto", None), ("require", SandboxMode.REQUIRE), ("off", SandboxMode.OFF)])
 def test_sandbox_setting_maps_to_sim_options(value: str, mode: SandboxMode | None) -> None:
-    from server.service import sim_options
+    from server.outcomes import sim_options
 
     settings, errors = parse_settings({"sim": {"sandbox": value}})
     assert errors == []
