@@ -58,18 +58,21 @@ class Responder:
         """Whether this answer is an error: one in sixteen when rough (`sv_common.rough_error`)."""
         return self.latency >= ROUGH_LATENCY and (draw >> shift) % 16 == 0
 
+    def start_stall(self, draw, shift, every):
+        """Start a long stall one time in `every` when rough (`sv_common._start_stall`)."""
+        if self.latency >= ROUGH_LATENCY and (draw >> shift) % every == 0:
+            self.long = (self.latency * LONG_STALL_CLOCKS) << (draw >> 30)
+
     def long_stall(self, draw):
-        """Count a long stall down, or start one; whether the responder is stalled (`sv_common.long_stall`)."""
+        """Count a long stall down, or start one (`sv_common.long_stall`)."""
         if self.long > 0:
             self.long -= 1
-        elif self.latency >= ROUGH_LATENCY and (draw >> 20) % LONG_STALL_EVERY == 0:
-            self.long = (self.latency * LONG_STALL_CLOCKS) << (draw >> 30)
-        return self.long > 0
+        else:
+            self.start_stall(draw, 20, LONG_STALL_EVERY)
 
     def slow_answer(self, draw, shift):
-        """A rough responder makes this answer wait a long stall, one time in SLOW_ANSWER_EVERY (`sv_common.slow_answer`)."""
-        if self.latency >= ROUGH_LATENCY and (draw >> shift) % SLOW_ANSWER_EVERY == 0:
-            self.long = (self.latency * LONG_STALL_CLOCKS) << (draw >> 30)
+        """Make this answer wait a long stall, one time in SLOW_ANSWER_EVERY (`sv_common.slow_answer`)."""
+        self.start_stall(draw, shift, SLOW_ANSWER_EVERY)
 
     def stop(self):
         if self.task is not None:
@@ -301,15 +304,14 @@ class AxiHandResponder(Responder):
             draw = self.rng.next()
             self.long_stall(draw)
 
-            def ok():  # evaluated at each use, as the SV expression is (a slow answer stalls the rest of the clock)
-                return self.long == 0 and (self.latency == 0 or draw % (self.latency + 1) == 0)
+            pace = self.latency == 0 or draw % (self.latency + 1) == 0
 
             old = dict(q)
             for role in ("awready", "wready", "arready"):
                 q[role] = 0
             if old["awready"] and self.high("awvalid"):
                 self.aw_got, self.w_beat, self.aw = True, 0, self.burst("aw")
-            elif not self.aw_got and self.high("awvalid") and ok():
+            elif not self.aw_got and self.high("awvalid") and pace and not self.long:
                 q["awready"] = 1
             if old["wready"] and self.high("wvalid"):
                 if "wdata" in self.roles:
@@ -319,11 +321,11 @@ class AxiHandResponder(Responder):
                     self.slow_answer(draw, 24)
                 self.aw[0] = axi_next(self.aw[0], self.aw[2], self.aw[3], self.aw[1], mask)
                 self.w_beat += 1
-            elif self.aw_got and not self.w_done and self.high("wvalid") and ok():
+            elif self.aw_got and not self.w_done and self.high("wvalid") and pace and not self.long:
                 q["wready"] = 1
             if old["bvalid"] and self.high("bready", 1):
                 q["bvalid"] = 0
-            elif self.aw_got and self.w_done and not old["bvalid"] and ok():
+            elif self.aw_got and self.w_done and not old["bvalid"] and pace and not self.long:
                 q["bvalid"] = 1
                 if "bid" in q and "awid" in self.roles:
                     q["bid"] = self.aw[4]
@@ -333,13 +335,13 @@ class AxiHandResponder(Responder):
             if old["arready"] and self.high("arvalid"):
                 self.ar_got, self.r_beat, self.ar = True, 0, self.burst("ar")
                 self.slow_answer(draw, 26)
-            elif not self.ar_got and self.high("arvalid") and ok():
+            elif not self.ar_got and self.high("arvalid") and pace and not self.long:
                 q["arready"] = 1
             if old["rvalid"] and self.high("rready", 1):
                 q["rvalid"] = 0
                 if self.r_beat > self.ar[1]:
                     self.ar_got = False
-            elif self.ar_got and not old["rvalid"] and self.r_beat <= self.ar[1] and ok():
+            elif self.ar_got and not old["rvalid"] and self.r_beat <= self.ar[1] and pace and not self.long:
                 if "rdata" in q:
                     q["rdata"] = self.words[self.index(self.ar[0])]
                 if "rlast" in q:

@@ -64,15 +64,22 @@ def rough_error(n: str, shift: int = 8) -> str:
     return f"(bw_{n}_lat >= {ROUGH_LATENCY} && (bw_{n}_rng >> {shift}) % 16 == 0)"
 
 
-def long_stall(n: str) -> str:
-    """SV statement: count down responder `n`'s long stall, or start one (rough, once in `LONG_STALL_EVERY`).
+def _start_stall(n: str, shift: int, every: int) -> str:
+    """SV statement: a rough responder `n` starts a long stall one time in `every`.
 
-    The draw is the generator's current state shifted by 20 (bits no other answer of the clock
-    uses); the stall lasts `latency * LONG_STALL_CLOCKS` clocks times 1, 2, 4 or 8 (bits 30-31).
+    The draw is its generator's state shifted by `shift`; the stall lasts `latency *
+    LONG_STALL_CLOCKS` clocks times 1, 2, 4 or 8 (bits 30-31).
     """
-    return (f"if (bw_{n}_long > 0) bw_{n}_long = bw_{n}_long - 1; "
-            f"else if (bw_{n}_lat >= {ROUGH_LATENCY} && (bw_{n}_rng >> 20) % {LONG_STALL_EVERY} == 0) "
+    return (f"if (bw_{n}_lat >= {ROUGH_LATENCY} && (bw_{n}_rng >> {shift}) % {every} == 0) "
             f"bw_{n}_long = (bw_{n}_lat * {LONG_STALL_CLOCKS}) << (bw_{n}_rng >> 30);")
+
+
+def long_stall(n: str) -> str:
+    """SV statement: count down responder `n`'s long stall, or start one (once in `LONG_STALL_EVERY`).
+
+    The draw uses bits from 20 up, which no other answer of the clock uses.
+    """
+    return f"if (bw_{n}_long > 0) bw_{n}_long = bw_{n}_long - 1; else {_start_stall(n, 20, LONG_STALL_EVERY)}"
 
 
 def slow_answer(n: str, shift: int) -> str:
@@ -81,8 +88,7 @@ def slow_answer(n: str, shift: int) -> str:
     One time in `SLOW_ANSWER_EVERY` (a write response, a read's data); the draw is the state
     shifted by `shift`. The stall holds every later answer of the same clock too.
     """
-    return (f"if (bw_{n}_lat >= {ROUGH_LATENCY} && (bw_{n}_rng >> {shift}) % {SLOW_ANSWER_EVERY} == 0) "
-            f"bw_{n}_long = (bw_{n}_lat * {LONG_STALL_CLOCKS}) << (bw_{n}_rng >> 30);")
+    return _start_stall(n, shift, SLOW_ANSWER_EVERY)
 
 
 def xorshift(n: str) -> str:
