@@ -96,7 +96,9 @@ class MemResponder(Responder):
         while True:
             await bw.rise()
             ready = 0
-            if self.high("valid") and not q["ready"]:
+            if bw.in_reset():  # a responder resets with the system (`sv_common.responder_off`)
+                self.wait = 0
+            elif self.high("valid") and not q["ready"]:
                 if self.wait > 0:
                     self.wait -= 1
                 else:
@@ -147,6 +149,10 @@ class SplitResponder(Responder):
             q["resp"] = 0
             if "err" in q:
                 q["err"] = 0
+            if bw.in_reset():  # requests in flight are dropped, never answered after the reset
+                self.queue, self.wait, q["accept"] = [], 0, 0
+                self.drive()
+                continue
             if self.queue:
                 if self.wait > 0:
                     self.wait -= 1
@@ -190,6 +196,10 @@ class WishboneResponder(Responder):
             q["ack"] = 0
             if "err" in q:
                 q["err"] = 0
+            if bw.in_reset():  # a long stall in progress ends with the reset
+                self.long = 0
+                self.drive()
+                continue
             if self.latency >= ROUGH_LATENCY:
                 self.long_stall(self.rng.next())
             if "stall" in q:
@@ -231,6 +241,10 @@ class AhbResponder(Responder):
         full = (1 << lanes) - 1
         while True:
             await bw.rise()
+            if bw.in_reset():  # the data phase in flight is dropped; HREADY high, as in reset
+                self.phase, self.wait, self.error, q["hready"] = False, 0, 0, 1
+                self.drive()
+                continue
             if q["hready"]:
                 # the data phase ends; the address phase on the bus becomes the next one
                 if self.phase and self.phase_write and "wdata" in r and self.error == 0:

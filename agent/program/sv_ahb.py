@@ -15,6 +15,7 @@ from agent.program.sv_common import (
     clock_of,
     mem_index,
     port_bits,
+    responder_off,
     rough_error,
     write_bytes,
     xorshift,
@@ -93,7 +94,7 @@ def responder_process(t: Target, r: Iface, dw: int) -> list[str]:
     return [
         f"logic [{aw - 1}:0] bw_{n}_da; logic [{sw - 1}:0] bw_{n}_ws; bit bw_{n}_dv, bw_{n}_dw; int bw_{n}_err;",
         f"always @(posedge {clock_of(t)}) begin",
-        f"  if (!bw_{n}_on) begin bw_{n}_dv = 1'b0; bw_{n}_err = 0; {ready} <= 1'b1; end",
+        f"  if ({responder_off(t, n)}) begin bw_{n}_dv = 1'b0; bw_{n}_err = 0; bw_{n}_wait = 0; {ready} <= 1'b1; end",
         "  else begin",
         f"    if ({ready}) begin",
         *([f"      if (bw_{n}_dv && bw_{n}_dw && bw_{n}_err == 0) {write}"] if write else []),

@@ -256,6 +256,16 @@ def reset_active(t: Target) -> str:
     return " || ".join(f"{f.name} == 1'b{f.asserted}" for f in t.fields if f.reset)
 
 
+def responder_off(t: Target, n: str) -> str:
+    """SV condition: responder `n` is off, or the design is in reset.
+
+    A responder resets with the system: an answer in flight when a reset comes (random inputs
+    may assert one) is dropped, never given to the design's first request after it.
+    """
+    reset = reset_active(t)
+    return f"!bw_{n}_on || {reset}" if reset else f"!bw_{n}_on"
+
+
 def idle_lines(t: Target) -> list[str]:
     """Every data input back to 0 (resets untouched); serial inputs idle high, as a line at rest does."""
     serial = {i.port("pin") for i in t.interfaces.serials}

@@ -19,7 +19,7 @@ from agent.program.sv_common import (
     long_stall,
     mem_index,
     port_bits,
-    reset_active,
+    responder_off,
     rough_error,
     slow_answer,
     write_bytes,
@@ -137,7 +137,8 @@ def _mem_process(t: Target, r: Iface, dw: int) -> list[str]:
     return [
         f"always @(posedge {clock_of(t)}) begin",
         f"  {ready} <= 1'b0;",
-        f"  if (bw_{n}_on && {p('valid')} && !{ready}) begin",
+        f"  if ({responder_off(t, n)}) bw_{n}_wait <= 0;",
+        f"  else if ({p('valid')} && !{ready}) begin",
         f"    if (bw_{n}_wait > 0) bw_{n}_wait <= bw_{n}_wait - 1;",
         "    else begin",
         *[f"      {a}" for a in answer],
@@ -175,7 +176,7 @@ def _wb_process(t: Target, r: Iface, dw: int) -> list[str]:
         f"int bw_{n}_long = 0;",
         f"always @(posedge {clock_of(t)}) begin",
         f"  {ack} <= 1'b0;" + (f" bw_{p('err')} <= 1'b0;" if p("err") else ""),
-        f"  if (!bw_{n}_on) bw_{n}_long = 0;",
+        f"  if ({responder_off(t, n)}) bw_{n}_long = 0;",
         "  else begin",
         *[f"    {s}" for s in (*rough, *stall)],
         f"    if ({cyc}{p('stb')}{accepted} && !{ack}{ended}) begin",
@@ -232,7 +233,8 @@ def _split_process(t: Target, r: Iface, dw: int) -> list[str]:
         f"int bw_{n}_qh = 0, bw_{n}_qn = 0;",
         f"always @(posedge {clock_of(t)}) begin",
         f"  bw_{p('resp')} <= 1'b0;" + (f" bw_{p('err')} <= 1'b0;" if p("err") else ""),
-        f"  if (!bw_{n}_on) begin bw_{n}_qh = 0; bw_{n}_qn = 0; bw_{p('accept')} <= 1'b0; end",
+        f"  if ({responder_off(t, n)}) begin bw_{n}_qh = 0; bw_{n}_qn = 0; bw_{n}_wait = 0; "
+        f"bw_{p('accept')} <= 1'b0; end",
         "  else begin",
         "    // the oldest accepted request is answered after 0..latency waits",
         f"    if (bw_{n}_qn > 0) begin",
@@ -320,9 +322,7 @@ def _axi_process(t: Target, r: Iface, dw: int) -> list[str]:
         *([f"logic [{idw - 1}:0] {ids};"] if ids else []),
         f"bit bw_{n}_awg, bw_{n}_wdone, bw_{n}_arg; int bw_{n}_long = 0;",
         f"always @(posedge {clock_of(t)}) begin",
-        # A slave resets with the system: an answer in flight when a reset comes (random inputs
-        # may assert one) is dropped, never given to the design's first request after it.
-        f"  if (!bw_{n}_on{f' || {reset_active(t)}' if reset_active(t) else ''}) begin bw_{n}_awg = 0; "
+        f"  if ({responder_off(t, n)}) begin bw_{n}_awg = 0; "
         f"bw_{n}_wdone = 0; bw_{n}_arg = 0; bw_{n}_long = 0; "
         f"{b['awready']} <= 0; {b['wready']} <= 0; {b['bvalid']} <= 0; {b['arready']} <= 0; {b['rvalid']} <= 0; end",
         "  else begin",

@@ -312,3 +312,28 @@ def test_a_rough_wishbone_slave_stalls_for_long_in_both_renderings(options: SimO
     assert toggle_counts(cocotb) == toggle_counts(sv)
     done = {comment: n for (_file, _line, comment), n in toggle_counts(sv).items()}["o_done:0->1"]
     assert (done < 20) == (latency == 4), done
+
+
+_MID_RESETS = {
+    # design: (program, its reset pulsed by the program's own inputs while answers are in flight)
+    "split_cpu": ("respond mem_i fill=decode seed=5 latency=2\nrespond mem_d fill=decode latency=3 seed=7\n", "rst_i=1",
+                  "rst_i=0"),
+    "ahb_cpu": ("respond ahb fill=decode latency=2 seed=9\n", "HRESETn=0", "HRESETn=1"),
+    "wb_sum": ("respond wb fill=random latency=4 seed=13\nset i_start=1 i_base=0x10 i_count=15\n", "i_reset=1",
+               "i_reset=0"),
+}
+
+
+@pytest.mark.simulator_required
+@pytest.mark.parametrize("design", sorted(_MID_RESETS))
+def test_responders_reset_with_the_design_in_both_renderings(options: SimOptions, design: str) -> None:
+    # Resets asserted by the program's inputs (not `reset`, which stops the responders) at odd
+    # clocks while requests are in flight: every responder drops what it holds (a queued split
+    # answer, an AHB data phase with its wait states, a long Wishbone stall) and the design runs
+    # again after each; cocotb and SV alike, clock for clock (`sv_common.responder_off`).
+    start, on, off = _MID_RESETS[design]
+    pulses = "".join(f"hold {gap}\nset {on}\nhold {gap % 2 + 1}\nset {off}\n" for gap in (37, 53, 70, 29, 96, 41))
+    sv, cocotb = run_twins(design, f"reset 3\n{start}{pulses}hold 200\n", options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert toggle_counts(cocotb) == toggle_counts(sv)
