@@ -228,6 +228,8 @@ class PromptConfig:
     """Error cap."""
     max_log_lines: int = _f(40, "log lines shown for a failed run")
     """Log cap."""
+    max_excerpt_chars: int = _f(1500, "RTL characters shown around the holes when the context's RTL is shortened")
+    """Hole-excerpt cap (0: no excerpts)."""
     compact_targets: bool = _f(False, "write the heuristic teacher's replay testbenches compactly in SFT records (training.data.compact)")
     """Compact replay tables in records (same stimulus, about a third of the tokens)."""
     format: str = _f("sv", "what the student writes: `sv` (a complete testbench, LLM4Cov) or `program` (a stimulus program under the design's grammar)")
@@ -239,7 +241,8 @@ class PromptConfig:
 
         return PromptLimits(max_rtl_chars=self.max_rtl_chars, max_spec_chars=self.max_spec_chars,
                             max_testbench_chars=self.max_testbench_chars, max_uncovered=self.max_uncovered,
-                            max_errors=self.max_errors, max_log_lines=self.max_log_lines)
+                            max_errors=self.max_errors, max_log_lines=self.max_log_lines,
+                            max_excerpt_chars=self.max_excerpt_chars)
 
 
 @dataclass

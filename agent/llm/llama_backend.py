@@ -128,6 +128,26 @@ class TokenCounter:
         return LogitsProcessorList([count])
 
 
+def shrink_round(limits: PromptLimits) -> PromptLimits | None:
+    """Smaller caps for a follow-up round's report (None: nothing left to shrink).
+
+    The current program or testbench, the uncovered list, the errors and the log shrink to
+    their floors first; the RTL excerpts around the holes go last (one window is about 300
+    characters, kept as long as anything else can give).
+    """
+    floors = limits.max_testbench_chars <= 500 and limits.max_uncovered <= 3 and limits.max_errors <= 3 \
+        and limits.max_log_lines <= 5
+    if not floors:
+        return replace(limits, max_testbench_chars=max(500, int(limits.max_testbench_chars * 0.7)),
+                       max_uncovered=max(3, limits.max_uncovered * 2 // 3),
+                       max_errors=max(3, limits.max_errors * 2 // 3),
+                       max_log_lines=max(5, limits.max_log_lines * 2 // 3))
+    if limits.max_excerpt_chars > 0:
+        return replace(limits, max_excerpt_chars=int(limits.max_excerpt_chars * 0.7)
+                       if limits.max_excerpt_chars >= 300 else 0)
+    return None
+
+
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     """Length of the longest common prefix of two token sequences."""
     n = 0
@@ -224,13 +244,16 @@ class LlamaBackend:
                      max_tokens: int) -> PromptLimits:
         """Caps under which the design context fits, shrinking what matters least first.
 
-        The specification, then the RTL (the interface summary says what a program may use),
-        then the summary's long lists; room for a follow-up turn (a reply plus a report) is kept
-        while anything can still shrink, and given up last.
+        The specification, then the RTL (condensed, then cut; the interface summary says what a
+        program may use, and a follow-up shows the RTL around the holes), then the summary's long
+        lists, then the operations' descriptions (their syntax stays); room for a follow-up turn
+        (a reply plus a report) is kept while anything can still shrink, and given up last.
         """
         design = state.design
         system = prompts.system()
-        room = min(budget // 2, max_tokens + 1024)
+        # A follow-up's room: the current program (up to a reply), the report, and the RTL
+        # around the holes (at two or more characters a token) once the RTL is shortened.
+        room = min(budget // 2, max_tokens + 1024 + limits.max_excerpt_chars // 2)
         fitted = limits
         for _ in range(40):
             prefix_budget = budget - room
@@ -245,6 +268,8 @@ class LlamaBackend:
                 fitted = replace(fitted, max_rtl_chars=rtl if rtl >= 200 else 0)
             elif fitted.max_view_items > 4:
                 fitted = replace(fitted, max_view_items=fitted.max_view_items // 2)
+            elif fitted.op_docs and prompts.name == "program":
+                fitted = replace(fitted, op_docs=False)
             elif room > 0:
                 room = 0
             else:
@@ -277,16 +302,19 @@ class LlamaBackend:
             self._limits[key] = fitted
         context = prompts.context(design, fitted)
         system = prompts.system()
-        for _ in range(12):
-            ok, _used = self._fits([system, context + "\n" + prompts.round(state, fitted)], budget)
+        head = used = 0
+        for _ in range(24):
+            ok, used = self._fits([system, context + "\n" + prompts.round(state, fitted)], budget)
             if ok:
                 return fitted
-            fitted = replace(
-                fitted, max_testbench_chars=max(500, int(fitted.max_testbench_chars * 0.7)),
-                max_uncovered=max(3, fitted.max_uncovered * 2 // 3),
-                max_errors=max(3, fitted.max_errors * 2 // 3),
-                max_log_lines=max(5, fitted.max_log_lines * 2 // 3))
-        raise LLMError(f"cannot fit the round prompt of {design.name} in n_ctx={self.n_ctx}")
+            head = head or self._fits([system, context], budget)[1]
+            shorter = shrink_round(fitted)
+            if shorter is None:
+                break
+            fitted = shorter
+        raise LLMError(f"cannot fit the round prompt of {design.name} in n_ctx={self.n_ctx}: the design's context "
+                       f"takes {head} tokens even shortened, the shortest round {used - head} more, and "
+                       f"{budget} are free after max_tokens={max_tokens}: raise n_ctx or lower max_tokens")
 
     def complete(self, messages: ChatMessages, *, max_tokens: int, temperature: float,
                  seed: int | None, top: str, grammar: str | None = None) -> Completion:

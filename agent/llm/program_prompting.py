@@ -76,15 +76,19 @@ def _names_for(arg: Arg, target: Target) -> tuple[str, ...]:
     return tuple(target.scope.names.get(kind, ()))
 
 
-def op_line(spec: OpSpec, target: Target) -> str:
-    """One operation's syntax and meaning, with the design's names for its name arguments."""
+def op_line(spec: OpSpec, target: Target, docs: bool = True) -> str:
+    """One operation's syntax and meaning, with the design's names for its name arguments.
+
+    `docs=False`: the syntax and the names only (to fit a small context).
+    """
     if spec.assigns:
         syntax = f"{spec.name} INPUT=VALUE ..."
     else:
         parts = [_arg_text(a, k < spec.n_positional) for k, a in enumerate(spec.args)]
         syntax = " ".join([spec.name, *parts]) + (" { ... }" if spec.block else "")
     names = [f"{a.name.upper()}: {', '.join(n)}" for a in spec.args if (n := _names_for(a, target))]
-    return f"`{syntax}`: {spec.doc}" + (f" ({'; '.join(names)})" if names else "")
+    what = f": {spec.doc}" if docs else ""
+    return f"`{syntax}`{what}" + (f" ({'; '.join(names)})" if names else "")
 
 
 def _iface_line(iface: Iface) -> str:
@@ -109,10 +113,11 @@ def _capped(items: list[str], most: int) -> list[str]:
     return items if len(items) <= most else [*items[:most], f"... {len(items) - most} more left out to fit"]
 
 
-def interface_view(target: Target, most: int = 200) -> dict[str, Any]:
+def interface_view(target: Target, most: int = 200, op_docs: bool = True) -> dict[str, Any]:
     """Plain data for program_context.j2: inputs, outputs, clocks, interfaces, write ports, constants.
 
-    `most`: items of each list (inputs, outputs, write ports, constants) kept to fit a context.
+    `most`: items of each list (inputs, outputs, write ports, constants) kept to fit a context;
+    `op_docs=False` lists the operations' syntax without their meanings.
     """
     inputs = []
     for f in target.fields:
@@ -136,7 +141,7 @@ def interface_view(target: Target, most: int = 200) -> dict[str, Any]:
         if values:
             shown = ", ".join(value_text(v) for v in values[:MAX_PALETTE_SHOWN])
             constants.append(f"{f.name}: {shown}{', ...' if len(values) > MAX_PALETTE_SHOWN else ''}")
-    ops = [op_line(s, target) for s in target.scope.available()]
+    ops = [op_line(s, target, op_docs) for s in target.scope.available()]
     return {"inputs": _capped(inputs, most), "outputs": _capped(outputs, most),
             "clocks": [c.name for c in target.layout.clocks],
             "interfaces": ifaces, "ports": _capped(ports, most), "constants": _capped(constants, most), "ops": ops,
@@ -180,7 +185,7 @@ class ProgramPrompts:
         spec = design.spec_text(limits.max_spec_chars).strip()
         return render_template("program_context.j2", top=design.top, description=design.description,
                                files=rtl_files(design, limits.max_rtl_chars), spec=spec,
-                               fence="```", **interface_view(self.target, limits.max_view_items))
+                               fence="```", **interface_view(self.target, limits.max_view_items, limits.op_docs))
 
     def round(self, state: State, limits: PromptLimits) -> str:
         """The first request, or the current program with its coverage holes."""

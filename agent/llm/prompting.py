@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import jinja2
 
+from agent.llm.rtl_fit import allot, excerpts, fit_text
 from agent.policy import State
 from sim.suite import Design
 from sim.types import METRICS, SimResult, Status, UncoveredPoint
@@ -57,6 +58,14 @@ class PromptLimits:
     """Log lines shown for a failed run."""
     max_view_items: int = 200
     """Items of each list of the program format's interface summary (inputs, outputs, constants)."""
+    op_docs: bool = True
+    """Program format: say what each operation does beside its syntax (False: the syntax only,
+    the last thing given up to fit a small context; the grammar still holds every reply to it)."""
+    max_excerpt_chars: int = 1500
+    """Characters of RTL shown around the listed uncovered points in a follow-up, when the
+    context's RTL was shortened to fit (0: none)."""
+    excerpt_lines: int = 2
+    """Lines shown before and after each uncovered point in those excerpts."""
     metric_order: tuple[str, ...] = field(default=("line", "branch", "expr", "toggle"))
     """Order in which uncovered points are listed (the first kinds are the most telling)."""
 
@@ -103,27 +112,56 @@ def display_path(path: str | Path, design: Design) -> str:
         return p.name if p.is_absolute() else p.as_posix()
 
 
-def rtl_files(design: Design, budget: int) -> list[dict[str, Any]]:
-    """RTL files in compile order within a character budget; the last one may be cut."""
-    files: list[dict[str, Any]] = []
-    left = budget
+MIN_FILE_CHARS = 200
+"""A file allotted fewer characters than this is left out (a name and a marker) rather than cut."""
+
+
+def read_rtl(design: Design) -> list[tuple[str, str]]:
+    """(prompt name, text) of each RTL file in compile order ('// (could not read ...)' on an error)."""
+    out = []
     for path in design.rtl:
         try:
             text = path.read_text(encoding="utf-8", errors="replace").rstrip("\n")
         except OSError as exc:
             text = f"// (could not read {path.name}: {exc.strerror})"
-        name = display_path(path, design)
-        if left <= 0:
-            files.append({"name": name, "text": "// (left out to fit the context window)",
-                          "truncated": len(text)})
-            continue
-        cut = 0
-        if len(text) > left:
-            kept = text[:left].rsplit("\n", 1)[0]  # cut at a line boundary
-            cut, text = len(text) - len(kept), kept
-        files.append({"name": name, "text": text, "truncated": cut})
-        left -= len(text)
-    return files
+        out.append((display_path(path, design), text))
+    return out
+
+
+def rtl_is_cut(design: Design, budget: int) -> bool:
+    """Whether the design's RTL is longer than `budget` characters (the context shortens it)."""
+    return sum(len(text) for _, text in read_rtl(design)) > budget
+
+
+def rtl_files(design: Design, budget: int) -> list[dict[str, Any]]:
+    """RTL files in compile order within a character budget (agent.llm.rtl_fit shortens them).
+
+    Small files stay whole and the others share the rest; a shortened file has its repeated
+    lines collapsed, then its comments dropped, then its middle cut (`truncated` counts the
+    characters left out).
+    """
+    files = read_rtl(design)
+    shares = allot([len(text) for _, text in files], budget)
+    out: list[dict[str, Any]] = []
+    for (name, text), share in zip(files, shares, strict=True):
+        if len(text) <= share:
+            out.append({"name": name, "text": text, "truncated": 0})
+        elif share < MIN_FILE_CHARS:
+            out.append({"name": name, "text": "// (left out to fit the context window)", "truncated": len(text)})
+        else:
+            shown = fit_text(text, share)
+            out.append({"name": name, "text": shown, "truncated": max(1, len(text) - len(shown))})
+    return out
+
+
+def hole_excerpts(design: Design, points: list[UncoveredPoint], limits: PromptLimits) -> list[dict[str, Any]]:
+    """The RTL around the listed holes, when the context's RTL was shortened (else none)."""
+    if limits.max_excerpt_chars <= 0 or not points or not rtl_is_cut(design, limits.max_rtl_chars):
+        return []
+    sources = {name: text.split("\n") for name, text in read_rtl(design)}
+    holes = [(display_path(p.file, design), p.line) for p in points]
+    return [{"name": e.name, "first": e.first, "text": e.text()}
+            for e in excerpts(sources, holes, around=limits.excerpt_lines, budget=limits.max_excerpt_chars)]
 
 
 def system_prompt() -> str:
@@ -161,6 +199,7 @@ def result_view(result: SimResult, design: Design, limits: PromptLimits) -> dict
     metrics: list[dict[str, Any]] = []
     overall = ""
     uncovered: list[dict[str, Any]] = []
+    excerpts_shown: list[dict[str, Any]] = []
     if result.status is Status.OK and result.coverage is not None:
         names = [m for m in METRICS if m in result.coverage.metrics]
         names += [m for m in result.coverage.metrics if m not in names]
@@ -170,17 +209,19 @@ def result_view(result: SimResult, design: Design, limits: PromptLimits) -> dict
                             "covered": s.covered, "total": s.total})
         overall = f"{result.coverage.overall:.2f}"
         points = sorted(result.uncovered, key=lambda p: _point_key(p, limits.metric_order))
+        shown = points[: limits.max_uncovered]
         uncovered = [
             {"file": display_path(p.file, design), "line": p.line, "kind": p.kind,
              "comment": p.comment, "source": p.source.strip()}
-            for p in points[: limits.max_uncovered]
+            for p in shown
         ]
+        excerpts_shown = hole_excerpts(design, shown, limits)
     return {
         "status": result.status.value, "errors": errors,
         "status_line": result.status.value + (f" ({result.detail})" if result.detail else ""),
         "log_tail": log_tail,
         "log_kind": "build" if result.status in _FIX_COMPILE else "simulation",
-        "metrics": metrics, "overall": overall, "uncovered": uncovered,
+        "metrics": metrics, "overall": overall, "uncovered": uncovered, "excerpts": excerpts_shown,
         "n_uncovered": len(result.uncovered),
     }
 
