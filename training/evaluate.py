@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from training.refinement import refinement_cell, refinement_summary
+
 
 def bench_jobs(designs: list[Any], policy: str, options: dict[str, Any], ev: Any, out: Path) -> list[Any]:
     """BenchJobs for one policy over the held-out designs."""
@@ -83,10 +85,11 @@ def read_trajectories(folder: Path) -> list[dict[str, Any]]:
 
 
 def compare_markdown(results: dict[str, dict[str, Any]]) -> str:
-    """A small student-vs-base-vs-teacher table from bench summaries (+ LLM usage)."""
+    """A small student-vs-base-vs-teacher table from bench summaries (+ LLM usage, refinement rounds)."""
     lines = ["| policy | n | Sim Pass % | Cov Pass % | Avg Cov % | sim calls | parsed replies | tokens/reply "
-             "(median) | s/reply (median) | decode tok/s | wall s |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "(median) | s/reply (median) | decode tok/s | rounds gaining (of those below target) | "
+             "rounds repeating | wall s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, bench in results.items():
         s = bench["summary"]
         u = bench.get("usage") or {}
@@ -95,8 +98,9 @@ def compare_markdown(results: dict[str, dict[str, Any]]) -> str:
         tok = f"{u['tokens_per_reply_median']:g}" if u.get("tokens_per_reply_median") is not None else "-"
         sec = f"{u['seconds_per_reply_median']:.1f}" if u.get("seconds_per_reply_median") is not None else "-"
         calls = sum(int(d.get("sim_calls", 0)) for d in bench.get("designs", []))
+        gain, repeat = refinement_cell(bench.get("refinement"))
         lines.append(f"| {name} | {s['n']} | {s['sim_pass']:.1f} | {s['cov_pass']:.1f} | {s['avg_cov']:.2f} | "
-                     f"{calls} | {parsed} | {tok} | {sec} | {tps} | {s['wall_s']:.0f} |")
+                     f"{calls} | {parsed} | {tok} | {sec} | {tps} | {gain} | {repeat} | {s['wall_s']:.0f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -144,11 +148,13 @@ def run_eval(cfg: Any, run_dir: Path, gguf: Path | None, out_dir: Path | None = 
             options, policy = {"seed": 0}, name
         folder = out / entry.replace("@", "-")
         results[entry] = _bench(bench_jobs(designs, policy, options, ev, folder), folder, ev.jobs, policy)
-        results[entry]["usage"] = usage_totals(read_trajectories(folder / "designs"))
+        trajectories = read_trajectories(folder / "designs")
+        results[entry]["usage"] = usage_totals(trajectories)
+        results[entry]["refinement"] = refinement_summary(trajectories)
     table = compare_markdown(results)
     out.mkdir(parents=True, exist_ok=True)
     (out / "comparison.md").write_text(table, encoding="utf-8")
-    data: dict[str, Any] = {name: {"summary": b["summary"], "usage": b["usage"],
+    data: dict[str, Any] = {name: {"summary": b["summary"], "usage": b["usage"], "refinement": b["refinement"],
                    "designs": [{k: d[k] for k in ("name", "sim_pass", "cov_pass", "overall", "status")}
                                for d in b["designs"]]}
             for name, b in results.items()}
