@@ -206,7 +206,9 @@ class WishboneResponder(Responder):
                 q["stall"] = int(self.latency > 0 and self.rng.next() % 4 == 0 or self.long > 0)
             else:
                 stalled = self.long > 0
-            if self.high("cyc", 1) and self.high("stb") and not stalled and not acked and not erred:
+            # pipelined: every strobe STALL lets through; classic: the edge that sees the ACK is no new request
+            again = "stall" not in q and (acked or erred)
+            if self.high("cyc", 1) and self.high("stb") and not stalled and not again:
                 # a rough memory ends one cycle in sixteen with ERR instead of ACK (and stores nothing)
                 if "err" in q:
                     self.rng.next()

@@ -21,7 +21,7 @@ from agent.program.sv_common import clock_of, reset_active
 from agent.program.target import Target
 
 FINDING_TAG = "BW-FINDING"
-"""Log lines of a broken rule: `BW-FINDING <iface> <port> <rule>: first at <t> (<n> times)`."""
+"""Log lines of a broken rule: `BW-FINDING <iface> <port> <rule>: first at <t> ns (<n> times)`."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,9 @@ class Rule:
     """Ports that must hold their value while the request waits."""
     port: str = ""
     """The request's port (where an editor shows the finding)."""
+    abort: str = ""
+    """SV expression that ends the request lawfully, whatever its handshake ('' for none): a
+    Wishbone master may drop CYC to abandon a cycle."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,8 @@ def _channels(i: Iface) -> list[tuple[str, str, str, tuple[str, ...]]]:
         return [("", "valid", "ready", ("addr", "wdata", "wstrb", "we"))]
     if i.kind == "wb_master" and not i.port("stall"):  # classic cycles: held until ack
         return [("", "stb", "ack", ("addr", "we", "wdata", "sel"))]
+    if i.kind == "wb_master":  # pipelined (B4 5.2): a request STALL holds back stays as it is
+        return [("", "stb", "!stall", ("addr", "we", "wdata", "sel"))]
     return []
 
 
@@ -79,15 +84,21 @@ def rules(t: Target, i: Iface) -> list[Rule]:
     inst = t.layout.instance
     out: list[Rule] = []
     for label, request, taken, payload in _channels(i):
-        if not i.port(request) or not i.port(taken):
+        if not i.port(request) or not i.port(taken.lstrip("!")):
             continue
         head = f"{label}: " if label else ""
-        req, ack = f"{inst}.{i.port(request)}", f"{inst}.{i.port(taken)}"
-        out.append(Rule(f"{head}{i.port(request)} withdrawn before {i.port(taken)}", req, ack, (), i.port(request)))
+        # `!stall`: the request is taken on an edge where STALL is low
+        negated = taken.startswith("!")
+        name = i.port(taken.lstrip("!"))
+        req, ack = f"{inst}.{i.port(request)}", f"{'!' if negated else ''}{inst}.{name}"
+        waiting = f"{i.port(request)} && {name}" if negated else f"{i.port(request)} && !{name}"
+        before = f"while {name}" if negated else f"before {name}"
+        # A Wishbone master may end a cycle by dropping CYC (B4 3.1.3): never a withdrawn request.
+        abort = f"!{inst}.{i.port('cyc')}" if i.kind == "wb_master" and i.port("cyc") else ""
+        out.append(Rule(f"{head}{i.port(request)} withdrawn {before}", req, ack, (), i.port(request), abort))
         kept = tuple(i.port(r) for r in payload if i.port(r))
         if kept:
-            out.append(Rule(f"{head}{'/'.join(kept)} changed while {i.port(request)} && !{i.port(taken)}", req, ack,
-                            kept, i.port(request)))
+            out.append(Rule(f"{head}{'/'.join(kept)} changed while {waiting}", req, ack, kept, i.port(request), abort))
     if i.kind == "ahb_master" and i.port("htrans") and i.port("hready"):
         # A transfer extended by HREADY low keeps its address and control (AHB-Lite 3.6.1).
         trans, ready = f"{inst}.{i.port('htrans')}", f"{inst}.{i.port('hready')}"
@@ -121,6 +132,8 @@ def lines(t: Target, ifaces: Sequence[tuple[Iface, str]]) -> list[str]:
             bits = sum(widths.get(p, 1) for p in rule.payload)
             held = f"bit {n}_p = 0, {n}_a = 0; int {n}_n = 0; longint {n}_t = 0;"
             broke = f"({rule.request}) && {payload} != {n}_d" if payload else f"!({rule.request})"
+            if rule.abort:
+                broke = f"!({rule.abort}) && {broke}"
             out += [
                 held + (f" logic [{bits - 1}:0] {n}_d;" if payload else ""),
                 f"always @(posedge {clock}) begin",
@@ -131,7 +144,7 @@ def lines(t: Target, ifaces: Sequence[tuple[Iface, str]]) -> list[str]:
                 + " end",
                 "end",
             ]
-            reports.append(f'  if ({n}_n > 0) $display("{FINDING_TAG} {i.name} {rule.port} {rule.name}: first at %0t '
+            reports.append(f'  if ({n}_n > 0) $display("{FINDING_TAG} {i.name} {rule.port} {rule.name}: first at %0d ns '
                            f'(%0d times)", {n}_t, {n}_n);')
     if not reports:
         return []
@@ -148,7 +161,7 @@ def parse_findings(log: str) -> list[Finding]:
     """The findings a run printed, in order."""
     out = []
     for line in log.splitlines():
-        m = re.search(rf"{FINDING_TAG} (\S+) (\S+) (.+): first at (\d+) \((\d+) times\)", line)
+        m = re.search(rf"{FINDING_TAG} (\S+) (\S+) (.+): first at (\d+)(?: ns)? \((\d+) times\)", line)
         if m:
             out.append(Finding(m.group(1), m.group(2), m.group(3), int(m.group(4)), int(m.group(5))))
     return out

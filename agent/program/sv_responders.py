@@ -170,8 +170,11 @@ def _wb_process(t: Target, r: Iface, dw: int) -> list[str]:
     stall = [f"{xorshift(n)} bw_{p('stall')} <= (bw_{n}_lat > 0) && (bw_{n}_rng % 4 == 0) || bw_{n}_long > 0;"] \
         if p("stall") else []
     cyc = f"{p('cyc')} && " if p("cyc") else ""
-    accepted = f" && !bw_{p('stall')}" if p("stall") else f" && bw_{n}_long == 0"
-    ended = f" && !bw_{p('err')}" if p("err") else ""
+    # Pipelined (a STALL port): every strobe STALL lets through is a request, back to back ones
+    # included. Classic: the strobe stays up until its ACK, so the edge that sees the ACK is
+    # not a new request.
+    accepted = f" && !bw_{p('stall')}" if p("stall") else f" && bw_{n}_long == 0 && !{ack}"
+    ended = f" && !bw_{p('err')}" if p("err") and not p("stall") else ""
     return [
         f"int bw_{n}_long = 0;",
         f"always @(posedge {clock_of(t)}) begin",
@@ -179,7 +182,7 @@ def _wb_process(t: Target, r: Iface, dw: int) -> list[str]:
         f"  if ({responder_off(t, n)}) bw_{n}_long = 0;",
         "  else begin",
         *[f"    {s}" for s in (*rough, *stall)],
-        f"    if ({cyc}{p('stb')}{accepted} && !{ack}{ended}) begin",
+        f"    if ({cyc}{p('stb')}{accepted}{ended}) begin",
         *[f"      {s}" for s in lines],
         "    end",
         "  end",

@@ -140,6 +140,46 @@ def test_protocol_checkers_report_the_handshake_rules_a_design_breaks(tmp_path: 
     assert "## Findings" in (out / "report.md").read_text()
 
 
+
+# Requesters with a `bad` input (Apache-2.0, tests/data/program): correct while it is low, and
+# breaking their bus's rule once it is high. (design, interface, latency of the responder, the
+# rules broken; the Wishbone classic and AXI4 rules have their own tests above and in
+# test_engine_protocols_sim.py).
+RULE_BREAKERS = [
+    ("bad_wb", "wb", 2, {"o_wb_addr/o_wb_we/o_wb_data/o_wb_sel changed while o_wb_stb && i_wb_stall"}),
+    ("bad_ahb", "ahb", 2, {"address phase changed while HREADY was low"}),
+    ("bad_mem", "mem", 5, {"mem_valid withdrawn before mem_ready",
+                           "mem_addr/mem_wdata/mem_wstrb changed while mem_valid && !mem_ready"}),
+]
+
+
+@pytest.mark.parametrize(("name", "iface", "latency", "broken"), RULE_BREAKERS, ids=[r[0] for r in RULE_BREAKERS])
+def test_each_bus_rule_is_reported_with_its_time_and_a_correct_requester_is_not(
+        name: str, iface: str, latency: int, broken: set[str]) -> None:
+    from agent.heuristic.engine import make_target
+    from agent.program import sv_checks as chk
+    from agent.program.ops import check
+    from agent.program.sv import render_testbench
+    from agent.program.sv_monitors import parse_findings
+    from agent.program.text import parse_program
+    from sim.analysis.interface import read_interface
+
+    design = load_design(DATA / name)
+    target, _hints = make_target(design, read_interface(design), "heuristic")
+    # 300 correct clocks with a responder that makes the requester wait, then 300 with the bug
+    program = parse_program(f"reset\nrespond {iface} fill=random latency={latency} seed=5\n"
+                            "set go=1 bad=0\nhold 300\nset bad=1\nhold 300\n")
+    check(program, target.scope)
+    result = evaluate_sv(design, render_testbench(target, program, checks=chk.plan(target)))
+    assert result.status == Status.OK, result.detail
+    findings = parse_findings(result.log_tail)
+    assert {f.rule for f in findings} == broken
+    period_ns = 2 * target.layout.clocks[0].half_period
+    for f in findings:
+        assert f.interface == iface
+        assert f.count > 0
+        assert 300 * period_ns < f.first_ns < 320 * period_ns  # after `bad` rose, not while the requester was correct
+
 def test_each_top_level_read_carries_its_recorded_data_and_a_changed_read_names_itself(
         design_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # Reads of the program's top level are written with the data they returned in the recorded

@@ -337,3 +337,19 @@ def test_responders_reset_with_the_design_in_both_renderings(options: SimOptions
     assert sv.status is Status.OK, sv.detail
     assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
     assert toggle_counts(cocotb) == toggle_counts(sv)
+
+
+@pytest.mark.simulator_required
+@pytest.mark.parametrize("latency", [0, 2])
+def test_a_pipelined_wishbone_masters_back_to_back_requests_are_each_acknowledged(options: SimOptions,
+                                                                                   latency: int) -> None:
+    # bad_wb (bad=0) strobes eight reads on consecutive clocks where STALL lets them through and
+    # ends its cycle after eight ACKs: a responder that skipped the strobe after each ACK (a
+    # classic slave's rule) left it waiting forever after five.
+    text = f"reset\nrespond wb fill=random latency={latency} seed=5\nset go=1 bad=0 base=0x20\nhold 400\n"
+    sv, cocotb = run_twins("bad_wb", text, options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert toggle_counts(cocotb) == toggle_counts(sv)
+    toggles = {comment: n for (_file, _line, comment), n in toggle_counts(sv).items()}
+    assert toggles["o_wb_cyc:1->0"] >= 10  # cycle after cycle of eight reads completed
