@@ -103,6 +103,16 @@ class StageConfig:
     """Sampler margin."""
     per_design: int = _f(1, "transitions kept per design (LLM4Cov: 1; program records are short, so several fit)")
     """Records kept per design."""
+    search_pairs: int = _f(0, "program stage 0: refinement pairs from each teacher run's own search (a program and its "
+                              "holes -> a child covering some of them), parents with the most holes first (0: none)")
+    """Search pairs per teacher run (training.data.search_pairs)."""
+    prefix_states: bool = _f(True, "program stage 0: offer prefixes of the teacher's final program as intermediate states "
+                                   "(answered with the whole final program)")
+    """Prefix states on or off."""
+    max_reply_chars: int = _f(0, "program stage 0: drop records whose reply is longer than this many characters "
+                                 "(the teacher's program is cut at a chapter to fit where it can), so replies end "
+                                 "before the student's token cap (0: no cap)")
+    """Reply cap of the records."""
     max_designs: int = _f(0, "sample/synthesis: at most this many training designs, drawn with the stage seed (0: all)")
     """Design cap of student sampling (a 135M student on a CPU costs minutes per design)."""
     seed: int = _f(0, "seed of this stage (episodes, sampler)")

@@ -244,6 +244,7 @@ def run_engine(
     verify: bool = True,
     objective: str = "coverage",
     mutation_cap: int | None = None,
+    on_trial: Callable[[Program, SimResult], None] | None = None,
 ) -> tuple[str, EngineReport]:
     """Search programs for `design` within `budget`; the final testbench text and a report.
 
@@ -254,7 +255,9 @@ def run_engine(
     testbench is also simulated on its own (one more call); an episode skips that, since
     its loop simulates every proposal anyway. With `objective="coverage+mutation"` the
     coverage search gets part of the share and the rest goes to programs that kill the
-    design's mutants (`mutation_objective.hunt`; at most `mutation_cap` mutants).
+    design's mutants (`mutation_objective.hunt`; at most `mutation_cap` mutants). `on_trial`
+    sees every program the search runs and its result, in order (training reads the search's
+    states from it).
 
     The search's decisions depend only on the seed, the design and the call budget: the
     wall-clock deadline can stop it (the report says so), never steer it.
@@ -288,7 +291,10 @@ def run_engine(
         nonlocal calls
         calls += 1
         budget.spend(1)
-        return trial(program)
+        result = trial(program)
+        if on_trial is not None:
+            on_trial(program, result)
+        return result
 
     reserve_s = FINAL_RESERVE_S + built.build_s
     share = max(MIN_SHARE, budget.sim_calls // (budget.steps_left + 1))

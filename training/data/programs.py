@@ -49,6 +49,15 @@ class ProgramJob:
     """Teacher's wall budget."""
     limits: Any = None
     """agent.llm.prompting.PromptLimits of the records' prompts."""
+    search_pairs: int = 0
+    """Refinement pairs taken from the run's own search (training.data.search_pairs; 0: none)."""
+    prefix_states: bool = True
+    """Offer prefixes of the final program as intermediate states."""
+    max_reply_chars: int = 0
+    """Records with a longer reply are dropped, the teacher's program cut at a chapter to fit
+    where it can (0: no cap)."""
+    min_gain: float = 1.0
+    """Overall points a search child must add to its parent."""
 
 
 MAX_STATES = 6
@@ -68,17 +77,24 @@ def state_ends(program: Any, most: int = MAX_STATES) -> list[int]:
     return sorted(ends[:most])
 
 
-def fit_to_grammar(program: Any, grammar: Any) -> Any | None:
-    """The longest prefix of `program` at a chapter boundary that the grammar admits (None: none)."""
+def fit_to_grammar(program: Any, grammar: Any, max_chars: int = 0) -> Any | None:
+    """The longest prefix of `program` at a chapter boundary that the grammar admits (None: none).
+
+    With `max_chars`, the longest such prefix whose reply is at most that long, when one is.
+    """
     from agent.llm.program_grammar import reply_text
     from agent.program.ops import Program
     from agent.program.text import format_program
 
+    admitted = None
     for end in [len(program.ops), *reversed(chapter_starts(program))]:
         prefix = Program(program.ops[:end])
-        if prefix.ops and grammar.admits(reply_text(format_program(prefix))):
-            return prefix
-    return None
+        text = reply_text(format_program(prefix))
+        if prefix.ops and grammar.admits(text):
+            if max_chars <= 0 or len(text) <= max_chars:
+                return prefix
+            admitted = admitted or prefix
+    return admitted
 
 
 def _error(design: str, key: str, text: str) -> dict[str, Any]:
@@ -109,8 +125,10 @@ def teacher_programs(job: ProgramJob) -> list[dict[str, Any]]:
     except SimError as exc:
         return [_error(design.name, job.key, f"interface: {exc}")]
     budget = Budget(sim_calls=job.sim_calls, deadline=time.monotonic() + job.wall_time_s)
+    ran: list[tuple[Program, SimResult]] = []
     try:
-        _, report = run_engine(design, strategy="heuristic", budget=budget, seed=job.seed, verify=False)
+        _, report = run_engine(design, strategy="heuristic", budget=budget, seed=job.seed, verify=False,
+                               on_trial=lambda program, result: ran.append((program, result)))
     except Exception as exc:  # a worker boundary: one bad design must not end the stage
         logger.warning("%s %s: engine failed: %s", design.name, job.key, exc, exc_info=True)
         return [_error(design.name, job.key, f"engine: {type(exc).__name__}: {exc}")]
@@ -118,7 +136,7 @@ def teacher_programs(job: ProgramJob) -> list[dict[str, Any]]:
         return [_error(design.name, job.key, f"engine: {report.note}")]
     grammar = program_grammar(target)
     final = canonical_program(report.program)
-    teacher = fit_to_grammar(final, grammar)
+    teacher = fit_to_grammar(final, grammar, job.max_reply_chars)
     if teacher is None:
         return [_error(design.name, job.key, "outside_grammar: no prefix of the teacher's program fits the grammar")]
     built = build_sv(design, render_harness(target), tb_name=f"{HARNESS_TOP}.sv")
@@ -135,7 +153,7 @@ def teacher_programs(job: ProgramJob) -> list[dict[str, Any]]:
         "design": design.name, "key": f"{design.name}/{job.key}/direct", "kind": "direct", "prev": None,
         "new": new.to_json() if new else None, "messages": messages_for(prompts, State(design), limits),
         "assistant": answer, "testbench": format_program(teacher), "cut": len(teacher.ops) < len(final.ops)}]
-    for end in state_ends(teacher):
+    for end in state_ends(teacher) if job.prefix_states else ():
         weak = Program(teacher.ops[:end])
         observed = run(weak)
         prev = Obs.from_result(observed)
@@ -146,20 +164,89 @@ def teacher_programs(job: ProgramJob) -> list[dict[str, Any]]:
             "messages": messages_for(prompts, state, limits), "assistant": answer,
             "testbench": format_program(teacher), "state_program": format_program(weak),
             "state_status": prev.status if prev else "none", "state_overall": prev.overall if prev else 0.0})
+    if job.search_pairs > 0:
+        out += search_records(design, target, grammar, prompts, limits, job, ran, run)
+    if job.max_reply_chars > 0:
+        out = [d for d in out if len(d["assistant"]) <= job.max_reply_chars]
+    return out
+
+
+def search_records(design: Any, target: Any, grammar: Any, prompts: Any, limits: Any, job: ProgramJob,
+                   ran: list[tuple[Any, Any]], run: Any) -> list[dict[str, Any]]:
+    """Refine records from the search's own (parent -> child) pairs, each target minimised.
+
+    The parent and the child run again through the records' harness (what the prompt shows
+    and what the record claims are this run's, not the search's); the child is cut to the
+    shortest prefix that still covers all it covered (bisection, a few runs), and dropped
+    when the grammar does not admit it.
+    """
+    from agent.heuristic.corpus import covered_keys
+    from agent.llm.program_grammar import reply_text
+    from agent.llm.prompting import messages_for
+    from agent.policy import State
+    from agent.program.ops import Program
+    from agent.program.sv import render_testbench
+    from agent.program.text import format_program
+    from sim.types import Status
+    from training.data.search_pairs import (
+        Visit,
+        common_prefix,
+        search_pairs,
+        shortest_covering_prefix,
+    )
+
+    def op_texts(program: Program) -> tuple[str, ...]:
+        return tuple(format_program(Program((o,))).rstrip("\n") for o in program.ops)
+
+    visits = [Visit(k, op_texts(p), covered_keys(r) if r.status == Status.OK else frozenset(),
+                    r.overall if r.status == Status.OK and r.coverage is not None else 0.0,
+                    r.status == Status.OK and r.coverage is not None)
+              for k, (p, r) in enumerate(ran)]
+    out: list[dict[str, Any]] = []
+    for pair in search_pairs(visits, most=job.search_pairs, min_gain=job.min_gain):
+        parent, child = ran[pair.parent.index][0], ran[pair.child.index][0]
+        before, after = run(parent), run(child)
+        if before.status != Status.OK or after.status != Status.OK:
+            continue
+        need = covered_keys(after)
+
+        def covers(n: int, ops: tuple[Any, ...] = child.ops, need: frozenset[str] = need) -> bool:
+            return covered_keys(run(Program(ops[:n]))) >= need
+
+        n = shortest_covering_prefix(child.ops, common_prefix(pair.parent.ops, pair.child.ops) + 1, covers)
+        answer_program = Program(child.ops[:n])
+        answer = reply_text(format_program(answer_program))
+        if not grammar.admits(answer):
+            continue
+        prev, new = Obs.from_result(before), Obs.from_result(after)
+        state = State(design, render_testbench(target, parent), before, 1)
+        out.append({
+            "design": design.name, "key": f"{design.name}/{job.key}/search{pair.parent.index}-{pair.child.index}",
+            "kind": "search", "prev": prev.to_json() if prev else None, "new": new.to_json() if new else None,
+            "messages": messages_for(prompts, state, limits), "assistant": answer,
+            "testbench": format_program(answer_program), "state_program": format_program(parent),
+            "state_status": prev.status if prev else "none", "state_overall": prev.overall if prev else 0.0,
+            "holes": len(before.uncovered), "cut_ops": len(child.ops) - n})
     return out
 
 
 def select_refine(raw: list[dict[str, Any]], seed: int, margin: float) -> tuple[list[dict[str, Any]], int]:
     """Direct records, plus the refine records whose states worst-state sampling picks per design.
 
+    Prefix states (`refine`) and search states (`search`) are sampled apart, so turning the
+    search pairs on adds records rather than competing with the prefixes' lower states.
     Returns (records, intermediate states offered).
     """
-    refine = [d for d in raw if d.get("kind") == "refine"]
-    states = [SampledState(d["design"], d["key"], d["state_program"], d["state_status"], d["state_overall"])
-              for d in refine]
-    picked = {s.key for group in select_all(states, seed=seed, margin=margin).values() for s in group}
+    picked: set[str] = set()
+    offered = 0
+    for kind in ("refine", "search"):
+        refine = [d for d in raw if d.get("kind") == kind]
+        offered += len(refine)
+        states = [SampledState(d["design"], d["key"], d["state_program"], d["state_status"], d["state_overall"])
+                  for d in refine]
+        picked |= {s.key for group in select_all(states, seed=seed, margin=margin).values() for s in group}
     kept = [d for d in raw if d.get("kind") == "direct" or d["key"] in picked]
-    return kept, len(refine)
+    return kept, offered
 
 
 def run_program_stage0(cfg: Any, run_dir: Path, *, workers: int, ray: str = "") -> dict[str, Any]:
@@ -172,7 +259,8 @@ def run_program_stage0(cfg: Any, run_dir: Path, *, workers: int, ray: str = "") 
     t0 = time.monotonic()
     st = cfg.stage0
     jobs = [ProgramJob(str(d.root), cfg.teacher.seed + 1000 * k + 1, f"s{k}", st.max_sim_calls, st.wall_time_s,
-                       cfg.prompt.limits())
+                       cfg.prompt.limits(), search_pairs=st.search_pairs, prefix_states=st.prefix_states,
+                       max_reply_chars=st.max_reply_chars, min_gain=st.min_gain)
             for d in load_suite(run_dir / "data" / "train") for k in range(st.samples)]
     raw = [c for part in fan_out(teacher_programs, jobs, workers=workers, ray_address=ray) for c in part]
     ok = [d for d in raw if "error" not in d]
@@ -185,6 +273,9 @@ def run_program_stage0(cfg: Any, run_dir: Path, *, workers: int, ray: str = "") 
         "teacher": {"name": "heuristic", "sim_calls": st.max_sim_calls, "seeds": st.samples},
         "direct_candidates": sum(1 for d in ok if d["kind"] == "direct"),
         "intermediate_states": offered, "intermediate_selected": sum(1 for d in selected if d["kind"] == "refine"),
+        "search_pairs": sum(1 for d in ok if d["kind"] == "search"),
+        "search_selected": sum(1 for d in selected if d["kind"] == "search"),
+        "reply_chars_max": max((len(d["assistant"]) for d in selected), default=0),
         "teacher_cut_to_grammar": sum(1 for d in ok if d["kind"] == "direct" and d.get("cut")),
         "error_kinds": _error_kinds(errors),
     })
