@@ -16,14 +16,15 @@ from sim.project.inputs import load_designs
 from sim.project.manifest import is_manifest, read_manifest
 from sim.suite import Design
 
-POLICY_NAMES = ("heuristic", "random", "random-guided", "llama", "openai")
+POLICY_NAMES = ("heuristic", "random", "random-guided", "llama", "openai", "hybrid")
 """Policies selectable on the command line."""
 
 
 def add_policy_args(p: argparse.ArgumentParser, extra: tuple[str, ...] = ()) -> None:
     """Options shared by run and bench that choose and configure the policy."""
     p.add_argument("--policy", default="heuristic", choices=(*POLICY_NAMES, *extra),
-                   help="proposal source (default: %(default)s, the built-in engine)")
+                   help="proposal source (default: %(default)s, the built-in engine; `hybrid`: a local model's "
+                        "program seeds the engine's search, --model names it)")
     p.add_argument("--model", help="GGUF file or packaged short name such as smollm2-135m "
                    "(llama; `benchwright models` lists them), or model name (openai)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (openai)")
@@ -55,6 +56,12 @@ def policy_options(args: argparse.Namespace) -> dict[str, Any]:
             raise SimError("--policy llama needs --model PATH (a GGUF file) or a short name (smollm2-135m)")
         return {"model_path": args.model, "n_ctx": args.ctx, "n_threads": args.threads,
                 "max_tokens": args.max_tokens, "seed": args.seed, "format": args.llm_format}
+    if args.policy == "hybrid":
+        if not args.model:
+            raise SimError("--policy hybrid needs --model PATH (a GGUF file) or a short name (smollm2-135m): "
+                           "its programs seed the built-in engine's search")
+        return {"model_path": args.model, "n_ctx": args.ctx, "n_threads": args.threads,
+                "max_tokens": args.max_tokens, "seed": args.seed}
     if args.policy == "openai":
         return {"base_url": args.base_url, "model": args.model or "default", "max_tokens": args.max_tokens,
                 "seed": args.seed, "format": args.llm_format}
@@ -154,20 +161,38 @@ def design_interfaces(design: Design) -> dict[str, Any]:
 
 
 def _write_cocotb(design: Design, companions: dict[str, str], out: Path) -> dict[str, Any]:
-    """Write the cocotb rendering of the best stimulus and simulate it (it is untrusted: guarded)."""
+    """Write the cocotb rendering of the best stimulus and simulate it (it is untrusted: guarded).
+
+    A rendering with checks in their recording form runs twice: once to record what the
+    outputs did (`cocotb_checks.with_expected` writes it into the test), then the written test
+    itself, whose coverage and checks are reported.
+    """
     name = f"test_{design.top}.py"
     text = companions.get(name)
     if not text:
         return {"status": "none", "detail": "this policy produced no cocotb rendering"}
+    from agent.program import cocotb_checks
+    from agent.program import sv_checks as chk
     from sim.run.cocotb import evaluate_cocotb
 
-    (out / name).write_text(text)
     res = evaluate_cocotb(design, name[:-3], {name: text})
-    cov = res.coverage
+    note = ""
+    if cocotb_checks.RECORDING in text:
+        final = cocotb_checks.with_expected(text, res.log_tail) if res.status.value == "ok" else None
+        if final is None:
+            note = f"no checks: the recording run ended {res.status.value} without signatures"
+        else:
+            text = final
+            res = evaluate_cocotb(design, name[:-3], {name: text})
+    (out / name).write_text(text)
+    cov, counted = res.coverage, chk.summary(res.log_tail)
     sys.stderr.write(f"cocotb test {out / name}: {res.status.value}"
-                     f"{f', overall {cov.overall:.2f}%' if cov else ''} {res.detail}\n")
+                     f"{f', overall {cov.overall:.2f}%' if cov else ''}"
+                     f"{f', {counted[0]} checks, {counted[1]} mismatches' if counted else ''} {res.detail} {note}\n")
     return {"status": res.status.value, "overall": round(cov.overall, 2) if cov else None,
-            "metrics": cov.percents() if cov else {}, "path": str(out / name), "detail": res.detail}
+            "metrics": cov.percents() if cov else {}, "path": str(out / name), "detail": res.detail,
+            "checks": counted[0] if counted else 0, "mismatches": counted[1] if counted else 0,
+            **({"checks_note": note} if note else {})}
 
 
 def build_bench_parser() -> argparse.ArgumentParser:

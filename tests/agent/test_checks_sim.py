@@ -236,3 +236,37 @@ def test_each_top_level_read_carries_its_recorded_data_and_a_changed_read_names_
     assert parse_testbench(accepted, target) == parse_testbench(tb, target)
     capsys.readouterr()
     assert check_main([str(design_copy), "--tb", str(kept)]) == 0
+
+
+def test_the_cocotb_test_carries_recorded_checks_and_fails_after_a_behaviour_change(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from agent.cli import run_main
+    from agent.program.sv_checks import mismatches
+    from agent.program.sv_checks import summary as check_summary
+    from sim.run.cocotb import evaluate_cocotb
+
+    # `--cocotb` records what the outputs did during each operation and writes it into the
+    # test beside the calls; the written test passes on the design as it is ...
+    example = Path(__file__).resolve().parents[2] / "examples" / "traffic_light"
+    root = tmp_path / "traffic_light"
+    shutil.copytree(example, root)
+    out = tmp_path / "run"
+    assert run_main([str(root), "--rounds", "0", "--sim-calls", "30", "--cocotb", "--json", "--out", str(out)]) == 0
+    cocotb = json.loads(capsys.readouterr().out)["cocotb"]
+    assert cocotb["status"] == "ok", cocotb
+    assert cocotb["checks"] > 5
+    assert cocotb["mismatches"] == 0
+    text = (out / "test_traffic_light.py").read_text()
+    assert "EXPECTED = (  # recorded by Benchwright" in text
+    assert "checks.after(" in text
+
+    # ... and fails, naming the first operation whose outputs differ, once a timer step changes.
+    rtl = root / "rtl" / "traffic_light.sv"
+    rtl.write_text(rtl.read_text().replace("timer <= timer + step;", "timer <= timer + step + 1'b1;"))
+    assert "step + 1'b1" in rtl.read_text()
+    changed = evaluate_cocotb(load_design(root), "test_traffic_light", {"test_traffic_light.py": text})
+    assert changed.status is Status.RUNTIME_ERROR, changed.detail
+    counted = check_summary(changed.log_tail)
+    assert counted is not None
+    assert counted[1] > 0
+    assert mismatches(changed.log_tail)[0].startswith("operation ")
