@@ -226,7 +226,10 @@ def infer_in_workspace(path: Path, workspace: Path, index: ModuleIndex, top: str
     except (SimError, OSError) as exc:
         _log_once(logging.WARNING, f"Benchwright: could not infer the design of {path.name}: {exc}")
         return None
-    if path not in inferred.design.rtl:
+    # The repository's own testbench (tb/tb_<top>.sv) belongs to the design it tests: it is linted with
+    # the design's RTL, and saving it re-runs the design (not a one-file design of its own).
+    own_tb = inferred.design.human_test.files if inferred.design.human_test is not None else ()
+    if path not in inferred.design.rtl and path not in own_tb:
         _log_once(logging.INFO, f"{path} is not part of the inferred design {inferred.design.top}")
         return None
     _log_once(logging.INFO, f"inferred design of {path.name}:\n  " + "\n  ".join(inferred.explain()))

@@ -198,6 +198,32 @@ def test_a_core_in_the_workspace_names_the_design_and_its_testbench(ws: Path) ->
     assert "core_repo.core" in tb.source
 
 
+@pytest.mark.simulator_required
+@requires_verilator
+def test_the_repository_own_testbench_belongs_to_the_design_it_tests(tmp_path: Path) -> None:
+    """Found last turn by the editor's regression flow: tb/tb_<top>.sv of a design without design.toml
+    resolved to a one-file design of its own, so its lint missed the design's module (MODMISSING)
+    and saving it (e.g. after Accept new behaviour) re-ran nothing."""
+    shutil.copytree(REPO / "tests" / "data" / "regression" / "apb_adder", tmp_path / "apb_adder")
+    root = tmp_path / "apb_adder"
+    index = ModuleIndex()
+    of_rtl = find_project(root / "rtl" / "apb_adder.sv", [tmp_path], Settings(), index)
+    of_tb = find_project(root / "tb" / "tb_apb_adder.sv", [tmp_path], Settings(), index)
+    assert of_rtl is not None
+    assert of_tb is not None
+    same = ("name", "top", "root", "rtl", "clocks", "resets", "human_test")
+    assert [getattr(of_tb.design, k) for k in same] == [getattr(of_rtl.design, k) for k in same]
+    assert (of_tb.design.top, [p.name for p in of_tb.design.rtl]) == ("apb_adder", ["apb_adder.sv"])
+    tb = find_testbench(of_tb, Settings())
+    assert tb is not None
+    assert (tb.kind, tb.path) == ("human", root / "tb" / "tb_apb_adder.sv")
+    # Another testbench-folder file that is not the design's testbench stays a design of its own.
+    write(root / "tb" / "scratch.sv", "module scratch; endmodule\n")
+    other = find_project(root / "tb" / "scratch.sv", [tmp_path], Settings(), index)
+    assert other is not None
+    assert other.design.top == "scratch"
+
+
 def cli_sim(design: Path, tb: Path, cache_dir: Path) -> dict[str, object]:
     out = subprocess.run([sys.executable, "-m", "benchwright.cli", "sim", str(design), "--tb", str(tb), "--json"],
                          capture_output=True, text=True, check=False, timeout=300,
