@@ -205,19 +205,78 @@ def lsp_code_actions(diagnostics: Iterable[types.Diagnostic], uri: str) -> list[
     return actions
 
 
-def lsp_port_diagnostics(messages: Mapping[str, str], lines: Sequence[str], design: str, code: str
+def lsp_port_diagnostics(messages: Mapping[str, str], lines: Sequence[str], design: str, code: str,
+                         related: Mapping[str, types.DiagnosticRelatedInformation] | None = None
                          ) -> list[types.Diagnostic]:
-    """One warning per port named in `messages` (port -> message), on the line that declares it in `lines`."""
+    """One warning per port named in `messages` (port -> message), on the line that declares it in `lines`.
+
+    `related` (port -> a place elsewhere, e.g. the testbench's operation) rides along as related information.
+    """
     out = []
     for name, message in messages.items():
         at = next((k for k, text in enumerate(lines)
                    if re.search(rf"\b(output|input)\b.*\b{re.escape(name)}\b", text)), None)
         if at is None:
             continue
+        where = (related or {}).get(name)
         out.append(types.Diagnostic(
             range=line_range(lines, at), severity=types.DiagnosticSeverity.Warning, message=message,
-            source=p.DIAGNOSTIC_SOURCE_COVERAGE, code=code, data={"design": design, "port": name}))
+            source=p.DIAGNOSTIC_SOURCE_COVERAGE, code=code, data={"design": design, "port": name},
+            related_information=[where] if where is not None else None))
     return out
+
+
+_CHECKED_READ = re.compile(r"\b\w+_read_is\([^,()]+, (\d+), ([^()]*?)\);")
+_CHECKED_SWEEP = re.compile(r"\b\w+_sweep_is\((\d+), '\{([^{}]*)\}\);")
+_PHASE_END = re.compile(r"\bbw_check\((\d+)\);")
+
+
+def _read_origin(k: int, lines: Sequence[str]) -> tuple[int, str] | None:
+    """The line of checked read `k` (0-based: a `_read_is` call, or the register sweep holding it) and its recorded value."""
+    for n, text in enumerate(lines):
+        one = _CHECKED_READ.search(text)
+        if one is not None and int(one.group(1)) == k:
+            return n, one.group(2).strip()
+        sweep = _CHECKED_SWEEP.search(text)
+        if sweep is not None:
+            values = sweep.group(2).split(",")
+            if 0 <= k - int(sweep.group(1)) < len(values):
+                return n, values[k - int(sweep.group(1))].strip()
+    return None
+
+
+def _phase_start(k: int, lines: Sequence[str]) -> int | None:
+    """The first line of phase `k` (1-based): after `bw_check(k-2);` (or the program's start), before `bw_check(k-1);`."""
+    ends = {int(m.group(1)): n for n, text in enumerate(lines) if (m := _PHASE_END.search(text)) is not None}
+    begin = next((n for n, text in enumerate(lines) if text.strip() == "// --- program ---"), None) if k == 1 \
+        else ends.get(k - 2)
+    end = ends.get(k - 1)
+    if begin is None or end is None:
+        return None
+    return next((n for n in range(begin + 1, end) if lines[n].strip()), None)
+
+
+def check_origin(why: str, testbench: Path, tb_text: str) -> types.DiagnosticRelatedInformation | None:
+    """Where in the testbench a failed check's operation is (None when it cannot be found).
+
+    A failed read (`read 3: ...`) points at the call that carries its recorded value; a failed
+    phase (`phase 2: output ...`) at the first line of that phase (the comment of its program).
+    """
+    lines = tb_text.split("\n")
+    found: tuple[int, str] | None = None
+    if (read := re.match(r"read (\d+):", why)) is not None:
+        k = int(read.group(1))
+        if (origin := _read_origin(k - 1, lines)) is not None:
+            found = (origin[0], f"read {k}: the recorded run returned {origin[1]}")
+    elif (phase := re.match(r"phase (\d+):", why)) is not None:
+        k = int(phase.group(1))
+        if (start := _phase_start(k, lines)) is not None:
+            first = lines[start].strip()
+            found = (start, f"phase {k} starts here" + (f": {first[2:].strip()}" if first.startswith("//") else ""))
+    if found is None:
+        return None
+    return types.DiagnosticRelatedInformation(
+        location=types.Location(uri=uri_of(testbench), range=line_range(lines, found[0])), message=found[1])
 
 
 def lsp_check_diagnostics(log: str, lines: Sequence[str], design: str, testbench: Path | None,
@@ -225,16 +284,18 @@ def lsp_check_diagnostics(log: str, lines: Sequence[str], design: str, testbench
     """What a run of a kept testbench said about the design, at the ports' declarations in one RTL file.
 
     Failed checks (the design changed behaviour since the recording; a failed read at its bus's
-    data port, before that port's signature) and protocol rules the design broke while the
-    testbench ran (findings).
+    data port, before that port's signature), each with the testbench's operation as related
+    information (`check_origin`), and protocol rules the design broke while the testbench ran (findings).
     """
     tb = f" {testbench.name}" if testbench else ""
     why_by_port = {**chk.mismatched_outputs(log), **chk.mismatched_reads(log, testbench_text)}
     failed = {name: f"Check failed: {why}. The testbench{tb} recorded another behaviour; if the change is "
                     "intended, accept the new behaviour." for name, why in why_by_port.items()}
+    origins = {name: where for name, why in why_by_port.items()
+               if testbench is not None and (where := check_origin(why, testbench, testbench_text)) is not None}
     broken = {f.port: f"Protocol rule broken on {f.interface}: {f.rule} (first at {f.first_ns} ns, {f.count} times)"
               for f in reversed(mon.parse_findings(log))}
-    return [*lsp_port_diagnostics(failed, lines, design, p.MISMATCH_CODE),
+    return [*lsp_port_diagnostics(failed, lines, design, p.MISMATCH_CODE, origins),
             *lsp_port_diagnostics(broken, lines, design, p.FINDING_CODE)]
 
 

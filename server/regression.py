@@ -16,9 +16,9 @@ from agent.check_cli import rerecord
 from server import convert
 from server import protocol as p
 from server.outcomes import sim_options
-from server.project import find_testbench
 from server.server import BenchwrightServer
 from server.service import runnable_project
+from server.simulation import current_testbench
 from sim.errors import SimError
 
 
@@ -28,8 +28,12 @@ async def accept_behaviour(ls: BenchwrightServer, uri: str) -> p.ProposalResult:
     if isinstance(ready, p.ProposalResult):
         return ready
     settings, project = ready
-    tb = find_testbench(project, settings, ls.accepted.get(str(project.design.root)))
-    if tb is None or tb.kind not in ("sv", "generated") or len(tb.files) != 1:
+    # The testbench a save simulates (whose failed checks are the warnings): a kept testbench the
+    # user put in the repository is often its own (found in tb/ of an inferred design, or declared
+    # as design.toml's human test), and it carries its checks just as well.
+    tb = current_testbench(ls, project, settings)
+    if tb is None or tb.kind not in ("sv", "generated", "human") or len(tb.files) != 1 \
+            or tb.path.suffix not in (".sv", ".v"):
         return p.ProposalResult(applied=False, message="no single-file SystemVerilog testbench with checks to record")
     path = tb.files[0]
     tb_uri = convert.uri_of(path)

@@ -189,3 +189,58 @@ def test_failed_checks_and_findings_are_warnings_at_the_ports() -> None:
     assert "read 2: ahb_read(08) returned ffff3501, the recorded run 0000cafe" in read.message
     (signature,) = lsp_check_diagnostics(log, rtl, "m", Path("tb_m.sv"))  # without the testbench's text
     assert "signature 1, was 2" in signature.message
+
+
+def test_a_failed_check_points_at_its_operation_in_the_testbench() -> None:
+    from pathlib import Path
+
+    from server.convert import check_origin, lsp_check_diagnostics
+
+    tb_text = "\n".join([
+        "module tb;",                                                         # 0
+        "  initial begin",                                                    # 1
+        "    // --- program ---",                                             # 2
+        "    // program 1 (trial 3, scenario bus registers): +40 points",     # 3
+        "    bus_write(4'h0, 32'h00000001, 4'hf);",                           # 4
+        "    bus_read_is(4'h0, 0, 32'h00000001);",                            # 5
+        "    bus_sweep_is(1, '{32'h00000001, 32'h00000016, 32'h00000017});",  # 6
+        "    bw_check(0);",                                                   # 7
+        "",                                                                   # 8
+        "    // program 2 (trial 0, scenario stimulus): +4 points",           # 9
+        "    bw_random(40, 32'h629f6fbf, 40, 60, 4, 0, 6'b111110);",          # 10
+        "    // --- end of program ---",
+        "    bw_check(1); bw_checks_done();",
+        "  end",
+        "endmodule",
+    ])
+    tb = Path("/ws/tb/tb_m.sv")
+
+    def at(why: str) -> tuple[int, str] | None:
+        where = check_origin(why, tb, tb_text)
+        if where is None:
+            return None
+        assert where.location.uri == tb.as_uri()
+        return where.location.range.start.line, where.message
+
+    assert at("read 1: bus_read(0) returned 00000002, the recorded run 00000001, at 90") == \
+        (5, "read 1: the recorded run returned 32'h00000001")
+    assert at("read 3: bus_read(4) returned 00000015, the recorded run 00000016, at 120") == \
+        (6, "read 3: the recorded run returned 32'h00000016")  # the second read of the sweep
+    assert at("read 5: bus_read(4) returned 0, the recorded run 1, at 1") is None  # no such read
+    assert at("phase 1: output y differs from the recorded run (signature 1, was 2) at 40") == \
+        (3, "phase 1 starts here: program 1 (trial 3, scenario bus registers): +40 points")
+    assert at("phase 2: output y differs from the recorded run (signature 1, was 2) at 400") == \
+        (9, "phase 2 starts here: program 2 (trial 0, scenario stimulus): +4 points")
+    assert at("phase 3: output y differs from the recorded run (signature 1, was 2) at 400") is None
+
+    # In the diagnostics: the read at the data port, the phase at the other output, each with its place.
+    rtl = ["module m (", "  input  logic clk,", "  output logic [31:0] prdata,", "  output logic carry", ");"]
+    log = ("BW-MISMATCH read 3: bus_read(4) returned 00000015, the recorded run 00000016, at 120\n"
+           "BW-MISMATCH phase 2: output carry differs from the recorded run (signature 1, was 2) at 400\n")
+    diags = lsp_check_diagnostics(log, rtl, "m", tb, tb_text + "\n    if (ok) bw_bus_got = prdata;")
+    related = {d.range.start.line: [(r.location.range.start.line, r.message) for r in d.related_information or []]
+               for d in diags}
+    assert related == {2: [(6, "read 3: the recorded run returned 32'h00000016")],
+                       3: [(9, "phase 2 starts here: program 2 (trial 0, scenario stimulus): +4 points")]}
+    (plain,) = lsp_check_diagnostics(log, rtl[:2] + rtl[3:], "m", None)  # without a testbench: no place
+    assert plain.related_information is None
