@@ -102,7 +102,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const result = await server.execute<ProposalResult>(command, [uri.toString()]);
       if (!result) return;
       writeMarker(marker, 'commandResult', { command, result });
-      if (result.applied) {
+      if (result.applied && command === Commands.ACCEPT_BEHAVIOUR) {
+        void notify('info', 'Benchwright: the testbench\'s checks are recorded again (not saved yet). Review them, then save the testbench to re-run it; undo with Ctrl+Z.');
+      } else if (result.applied) {
         const pct = typeof result.overall === 'number' ? ` (overall ${result.overall.toFixed(1)} %)` : '';
         void notify('info', `Benchwright: testbench applied${pct}. Undo with Ctrl+Z in the testbench editor.`);
       } else if (result.cancelled) {
@@ -118,6 +120,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     api.registerCommand(Commands.GENERATE_TESTBENCH, (arg?: unknown) => propose(Commands.GENERATE_TESTBENCH, arg)),
     api.registerCommand(Commands.IMPROVE_COVERAGE, (arg?: unknown) => propose(Commands.IMPROVE_COVERAGE, arg)),
+    // The code action of a failed check (the server offers it; the client runs it like a proposal).
+    api.registerCommand(Commands.ACCEPT_BEHAVIOUR, (arg?: unknown) => propose(Commands.ACCEPT_BEHAVIOUR, arg)),
     api.registerCommand(Commands.SHOW_REPORT, async (arg?: unknown) => {
       const uri = targetUri(arg);
       let markdown: string | undefined;
@@ -178,6 +182,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           errors: diags.filter((d) => d.severity === vscode.DiagnosticSeverity.Error).length,
           total: diags.length,
           sources: [...new Set(diags.map((d) => d.source ?? ''))],
+          items: diags.map((d) => ({
+            severity: vscode.DiagnosticSeverity[d.severity].toLowerCase(),
+            code: typeof d.code === 'object' ? String(d.code.value) : String(d.code ?? ''),
+            line: d.range.start.line,
+            message: d.message,
+            related: (d.relatedInformation ?? []).map((r) => ({
+              file: r.location.uri.path.split('/').pop(), line: r.location.range.start.line, message: r.message })),
+          })),
         });
       }
     }));

@@ -26,6 +26,8 @@ export const Commands = {
   SHOW_REPORT: 'benchwright.showReport',
   RESTART_SERVER: 'benchwright.server.restart',
   DOCTOR: 'benchwright.doctor',
+  /** The quick fix of a failed check: record the testbench's checks again (an edit to apply). */
+  ACCEPT_BEHAVIOUR: 'benchwright.acceptNewBehaviour',
   /** Client only: reveal the output channel. */
   SHOW_LOG: 'benchwright.showLog',
 } as const;
@@ -36,6 +38,7 @@ export const SERVER_COMMANDS: readonly string[] = [
   Commands.IMPROVE_COVERAGE,
   Commands.SHOW_REPORT,
   Commands.DOCTOR,
+  Commands.ACCEPT_BEHAVIOUR,
 ];
 
 /** Settings (without the `benchwright.` prefix) whose change restarts the server. */
