@@ -92,6 +92,7 @@ POLICIES: dict[str, str] = {
     "random-guided": "agent.heuristic.policies:GuidedRandomPolicy",
     "llama": "agent.llm.policy:LlamaPolicy",
     "openai": "agent.llm.policy:OpenAIPolicy",
+    "hybrid": "agent.llm.hybrid:HybridPolicy",
 }
 """Policy name -> dotted path of its class (imported only when chosen)."""
 

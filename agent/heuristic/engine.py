@@ -77,6 +77,10 @@ SHRINK_SHARE = 0.15
 """Share of a proposal's simulator calls held back for shrinking the programs when the
 testbench would be longer than MAX_TB_LINES (otherwise the search gets them too)."""
 
+SEED_LABEL = "seeded program"
+"""Trial label of the programs `run_engine(seeds=...)` puts in the corpus (their gains are
+reported under it)."""
+
 TIMEOUT_RETRY = 3.0
 """A trial that hits its time limit runs once more with this many times the limit before it
 counts as a timeout (a loaded machine must not change which programs are kept)."""
@@ -245,6 +249,7 @@ def run_engine(
     objective: str = "coverage",
     mutation_cap: int | None = None,
     on_trial: Callable[[Program, SimResult], None] | None = None,
+    seeds: Sequence[Program] = (),
 ) -> tuple[str, EngineReport]:
     """Search programs for `design` within `budget`; the final testbench text and a report.
 
@@ -257,7 +262,8 @@ def run_engine(
     coverage search gets part of the share and the rest goes to programs that kill the
     design's mutants (`mutation_objective.hunt`; at most `mutation_cap` mutants). `on_trial`
     sees every program the search runs and its result, in order (training reads the search's
-    states from it).
+    states from it). `seeds` (a model's programs) join the corpus first, labelled SEED_LABEL,
+    and the search goes on from them.
 
     The search's decisions depend only on the seed, the design and the call budget: the
     wall-clock deadline can stop it (the report says so), never steer it.
@@ -362,6 +368,8 @@ def run_engine(
     )
     if initial and strategy != "random":
         search.continue_from(chapters(initial))
+    if seeds and strategy != "random":
+        search.continue_from(seeds, label=SEED_LABEL, keep_openings=True)
     # Search, but hold some calls back in case the programs need shrinking to stay readable.
     end = stop_at
     stop_at = end - int(coverage_share * SHRINK_SHARE) if strategy != "random" else end
