@@ -108,3 +108,18 @@ def test_search_records_on_a_real_design() -> None:
         assert r["holes"] > 0
         assert r["assistant"] != "```\n" + r["state_program"] + "```"
     json.dumps(records)
+
+
+def test_search_states_come_first_and_prefixes_only_where_the_search_gave_none() -> None:
+    from training.data.programs import select_refine
+
+    def rec(design: str, kind: str, key: str, overall: float) -> dict[str, object]:
+        return {"design": design, "key": f"{design}/{key}", "kind": kind, "state_program": key,
+                "state_status": "ok", "state_overall": overall}
+
+    raw = [{"design": "a", "key": "a/direct", "kind": "direct"}, rec("a", "refine", "p1", 10.0),
+           rec("a", "search", "s1", 60.0), rec("a", "search", "s2", 40.0),
+           {"design": "b", "key": "b/direct", "kind": "direct"}, rec("b", "refine", "p2", 30.0)]
+    kept, offered = select_refine(raw, seed=0, margin=10.0)
+    assert offered == 4
+    assert sorted(str(d["key"]) for d in kept) == ["a/direct", "a/s1", "a/s2", "b/direct", "b/p2"]

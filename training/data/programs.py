@@ -233,18 +233,22 @@ def search_records(design: Any, target: Any, grammar: Any, prompts: Any, limits:
 def select_refine(raw: list[dict[str, Any]], seed: int, margin: float) -> tuple[list[dict[str, Any]], int]:
     """Direct records, plus the refine records whose states worst-state sampling picks per design.
 
-    Prefix states (`refine`) and search states (`search`) are sampled apart, so turning the
-    search pairs on adds records rather than competing with the prefixes' lower states.
-    Returns (records, intermediate states offered).
+    Search states (`search`: a child that closes some of its parent's holes, minimised) are
+    sampled per design first; prefix states (`refine`: a prefix of the final program, answered
+    with all of it) only for designs whose search gave no pair (an engine that covers a design
+    with its first program gives none). Returns (records, intermediate states offered).
     """
     picked: set[str] = set()
+    covered: set[str] = set()
     offered = 0
-    for kind in ("refine", "search"):
-        refine = [d for d in raw if d.get("kind") == kind]
-        offered += len(refine)
+    for kind in ("search", "refine"):
+        refine = [d for d in raw if d.get("kind") == kind and d["design"] not in covered]
+        offered += sum(1 for d in raw if d.get("kind") == kind)
         states = [SampledState(d["design"], d["key"], d["state_program"], d["state_status"], d["state_overall"])
                   for d in refine]
-        picked |= {s.key for group in select_all(states, seed=seed, margin=margin).values() for s in group}
+        groups = select_all(states, seed=seed, margin=margin)
+        picked |= {s.key for group in groups.values() for s in group}
+        covered |= {name for name, group in groups.items() if group}
     kept = [d for d in raw if d.get("kind") == "direct" or d["key"] in picked]
     return kept, offered
 
