@@ -109,9 +109,9 @@ class StageConfig:
     prefix_states: bool = _f(True, "program stage 0: offer prefixes of the teacher's final program as intermediate states "
                                    "(answered with the whole final program)")
     """Prefix states on or off."""
-    max_reply_chars: int = _f(0, "program stage 0: drop records whose reply is longer than this many characters "
-                                 "(the teacher's program is cut at a chapter to fit where it can), so replies end "
-                                 "before the student's token cap (0: no cap)")
+    max_reply_chars: int = _f(0, "program format, stages 0-2: drop records whose reply is longer than this many "
+                                 "characters (the teacher's program is cut at a chapter to fit where it can), so "
+                                 "replies end before the student's token cap (0: no cap)")
     """Reply cap of the records."""
     max_designs: int = _f(0, "sample/synthesis: at most this many training designs, drawn with the stage seed (0: all)")
     """Design cap of student sampling (a 135M student on a CPU costs minutes per design)."""

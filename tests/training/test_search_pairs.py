@@ -123,3 +123,28 @@ def test_search_states_come_first_and_prefixes_only_where_the_search_gave_none()
     kept, offered = select_refine(raw, seed=0, margin=10.0)
     assert offered == 4
     assert sorted(str(d["key"]) for d in kept) == ["a/direct", "a/s1", "a/s2", "b/direct", "b/p2"]
+
+
+def test_the_reply_cap_cuts_the_teachers_program_at_a_chapter() -> None:
+    import sys
+
+    from agent.llm.program_grammar import program_grammar, reply_text
+    from agent.program.text import format_program, parse_program
+    from training.data.programs import fit_to_grammar
+
+    sys.path.insert(0, str(ROOT / "tests" / "agent"))
+    from test_program_grammar import make_target
+
+    grammar = program_grammar(make_target())
+    chapter = "reset\ncorners\nrandom 150 0x2265b1f6\n"
+    program = parse_program(chapter * 3)
+    whole = len(reply_text(chapter * 3))
+    assert fit_to_grammar(program, grammar, max_chars=whole) == program
+    two = fit_to_grammar(program, grammar, max_chars=whole - 1)
+    assert two is not None
+    assert format_program(two) == chapter * 2
+    one = fit_to_grammar(program, grammar, max_chars=len(reply_text(chapter)))
+    assert one is not None
+    assert format_program(one) == chapter
+    # no chapter fits the cap: the longest admitted prefix (the caller drops the record)
+    assert fit_to_grammar(program, grammar, max_chars=10) == program

@@ -100,6 +100,8 @@ class FixJob:
     """Rewrite replay testbenches compactly in records (training.data.compact)."""
     fmt: str = "sv"
     """Record format: `sv` or `program`."""
+    max_reply_chars: int = 0
+    """Program format: a fix whose reply is longer has no usable answer (0: no cap)."""
 
 
 def _make_policy(spec: PolicySpec) -> Any:
@@ -117,7 +119,7 @@ def _close(policy: Any) -> None:
 class ProgramRecords:
     """Program-format records of one design: prompts in program mode, programs as answers."""
 
-    def __init__(self, design: Any, limits: Any) -> None:
+    def __init__(self, design: Any, limits: Any, max_reply_chars: int = 0) -> None:
         from agent.heuristic.engine import make_target
         from agent.llm.program_grammar import program_grammar
         from agent.llm.program_prompting import ProgramPrompts
@@ -127,6 +129,7 @@ class ProgramRecords:
         self.grammar = program_grammar(self.target)
         self.prompts = ProgramPrompts(self.target)
         self.limits = limits
+        self.max_reply_chars = max_reply_chars
 
     def messages(self, design: Any, tb: str | None, result: Any, step: int, fmt_error: str | None) -> list[dict[str, str]]:
         """The program-mode prompt of a state."""
@@ -136,24 +139,31 @@ class ProgramRecords:
         return messages_for(self.prompts, State(design, tb, result, step, fmt_error), self.limits)
 
     def answer(self, tb: str) -> tuple[str, str]:
-        """(reply, program text) for a testbench we rendered, cut to what the grammar admits; ('', '') otherwise."""
+        """(reply, program text) for a testbench we rendered, cut to what the grammar admits; ('', '') otherwise.
+
+        With `max_reply_chars`, cut at a chapter to fit where it can; a longer reply is no answer.
+        """
         from agent.llm.program_grammar import reply_text
         from agent.program.sv_read import parse_testbench
         from agent.program.text import canonical_program, format_program
         from training.data.programs import fit_to_grammar
 
         program = parse_testbench(tb, self.target)
-        fitted = fit_to_grammar(canonical_program(program), self.grammar) if program is not None else None
+        fitted = fit_to_grammar(canonical_program(program), self.grammar, self.max_reply_chars) \
+            if program is not None else None
         if fitted is None:
             return "", ""
         text = format_program(fitted)
-        return reply_text(text), text
+        reply = reply_text(text)
+        if self.max_reply_chars > 0 and len(reply) > self.max_reply_chars:
+            return "", ""
+        return reply, text
 
 
 def episode_candidates(design: Any, policy: Any, config: Any, key: str,
                        initial: tuple[str, Any] | None = None, limits: Any = None,
                        format_error: str | None = None, compact: bool = False,
-                       fmt: str = "sv") -> list[dict[str, Any]]:
+                       fmt: str = "sv", max_reply_chars: int = 0) -> list[dict[str, Any]]:
     """Run one episode and return every step as a candidate transition (plain data).
 
     The prompt of each step is rebuilt from the state the loop showed the policy (the
@@ -174,7 +184,7 @@ def episode_candidates(design: Any, policy: Any, config: Any, key: str,
     shown = compact_or_same if compact else (lambda text: text)
 
     limits = limits or DEFAULT_LIMITS
-    programs = ProgramRecords(design, limits) if fmt == "program" else None
+    programs = ProgramRecords(design, limits, max_reply_chars) if fmt == "program" else None
     prev_tb, prev_res = initial if initial is not None else (None, None)
     prev_fmt: str | None = format_error or None
     out: list[dict[str, Any]] = []
@@ -278,7 +288,7 @@ def fix_state(job: FixJob) -> list[dict[str, Any]]:
         try:
             out += episode_candidates(design, policy, cfg, f"{job.state_key.split('/', 1)[-1]}/fix{k}",
                                       initial=initial, limits=job.limits, format_error=job.format_error,
-                                      compact=job.compact, fmt=job.fmt)
+                                      compact=job.compact, fmt=job.fmt, max_reply_chars=job.max_reply_chars)
         finally:
             _close(policy)
     return out
@@ -402,7 +412,7 @@ def run_synth(cfg: Any, run_dir: Path, stage: int, policy: PolicySpec, *, worker
     selected = [json.loads(line) for line in sel_path.read_text(encoding="utf-8").splitlines() if line.strip()]
     jobs = [FixJob(roots[s["design"]], s["key"], s["testbench"], policy.with_seed(st.seed), st.samples,
                    st.max_sim_calls, st.wall_time_s, st.target, cfg.prompt.limits(), s.get("format_error", ""),
-                   cfg.prompt.compact_targets, fmt=cfg.prompt.format)
+                   cfg.prompt.compact_targets, fmt=cfg.prompt.format, max_reply_chars=st.max_reply_chars)
             for s in selected if s["design"] in roots]
     raw = [c for part in fan_out(fix_state, jobs, workers=workers, ray_address=ray) for c in part]
     out = run_dir / f"stage{stage}"
