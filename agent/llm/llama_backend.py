@@ -22,7 +22,7 @@ from agent.llm.completion import (
 from agent.llm.grammar import make_grammar
 from agent.llm.models import gguf_metadata
 from agent.llm.program_grammar import make_llama_grammar
-from agent.llm.prompting import SV_PROMPTS, PromptLimits, PromptSet
+from agent.llm.prompting import SV_PROMPTS, PromptLimits, PromptSet, rtl_is_cut
 from agent.llm.repetition import repeating
 from agent.policy import State
 
@@ -253,10 +253,12 @@ class LlamaBackend:
         system = prompts.system()
         # A follow-up's room: the current program (up to a reply), the report, and the RTL
         # around the holes (at two or more characters a token) once the RTL is shortened.
-        room = min(budget // 2, max_tokens + 1024 + limits.max_excerpt_chars // 2)
+        room = min(budget // 2, max_tokens + 1024)
+        excerpt_room = min(budget // 2, room + limits.max_excerpt_chars // 2) - room
         fitted = limits
         for _ in range(40):
-            prefix_budget = budget - room
+            extra = excerpt_room if room and rtl_is_cut(design, fitted.max_rtl_chars) else 0
+            prefix_budget = budget - room - extra
             ok, used = self._fits([system, prompts.context(design, fitted)], prefix_budget)
             if ok:
                 return fitted
