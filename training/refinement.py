@@ -4,14 +4,19 @@ LLM4Cov's step is a memoryless transition from a state with holes to a better st
 that writes its state's program again has learnt nothing of it. A round here is every step
 after the first: the policy was shown a state (the best-so-far testbench and its observation)
 and proposed the next testbench. Pure functions over trajectory records (`trajectory.json`),
-so `benchwright train eval` and a person with a folder of trajectories get the same numbers.
+so `benchwright train eval` and a person with a folder of trajectories get the same numbers:
+
+    python -m training.refinement benchwright-out/bench/designs     # any folder of trajectory.json
 """
 
 from __future__ import annotations
 
+import json
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 GAIN_EPS = 1e-6
@@ -110,3 +115,20 @@ def refinement_cell(summary: Mapping[str, Any] | None) -> tuple[str, str]:
         return "-", "-"
     return (f"{summary['gained_below_target']}/{summary['below_target']}",
             f"{summary['repeated']}/{summary['rounds']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the refinement summary (without the per-round list) of each folder of trajectories."""
+    folders = argv if argv is not None else sys.argv[1:]
+    if not folders:
+        print("usage: python -m training.refinement FOLDER [FOLDER ...]", file=sys.stderr)
+        return 2
+    for folder in folders:
+        trajectories = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(Path(folder).rglob("trajectory.json"))]
+        summary = {k: v for k, v in refinement_summary(trajectories).items() if k != "per_round"}
+        print(json.dumps({"folder": folder, "trajectories": len(trajectories), **summary}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -110,3 +110,18 @@ def test_a_real_episode_that_repeats_then_gains(counter_design: Any, tmp_path: P
     s = refinement_summary([ep.to_json()])
     assert (s["rounds"], s["repeated"], s["gained"]) == (2, 1, 1)
     assert [r["repeated"] for r in s["per_round"]] == [True, False]
+
+
+def test_the_command_reads_a_folder_of_trajectories(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from training.refinement import main
+
+    traj = {"design": "d", "target": 90.0, "steps": [step(0, None, None, TB, 50.0), step(1, TB, 50.0, TB, 50.0)]}
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "trajectory.json").write_text(json.dumps(traj))
+    assert main([str(tmp_path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["trajectories"], out["rounds"], out["repeated"], out["gained"]) == (1, 1, 1, 0)
+    assert "per_round" not in out
+    assert main([]) == 2
