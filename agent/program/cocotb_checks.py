@@ -2,7 +2,7 @@
 
 The cocotb twin of `sv_checks`. Every output of the design is folded into a 32-bit signature
 at each rising edge of the first clock, read once the edge's updates have settled
-(`ReadOnly`). After each top-level operation of the program, the fold of all outputs during
+(`ReadOnly`); a combinational design's halfway between two input changes. After each top-level operation of the program, the fold of all outputs during
 that operation is compared with the recorded run (a mismatch names the operation, so the
 first one tells where behaviour changed); at the end each output's own signature over the
 whole run is compared (a mismatch names the output). Mismatches print `BW-MISMATCH` lines and
@@ -54,14 +54,26 @@ class Checks:
         return sig
 
     async def sample(self):
-        """Fold every output at each rising edge, once the edge's updates have settled."""
+        """Fold every output at each rising edge once its updates have settled (without a clock,
+        halfway between two input changes)."""
+        if self.clock is None:
+            await Timer(PERIOD_NS // 2 or 1, unit="ns")
         while True:
-            await RisingEdge(self.clock)
-            await ReadOnly()
-            for k, handle in enumerate(self.handles):
-                value = read(handle) or 0
-                self.each[k] = self.fold(self.each[k], value, self.widths[k])
-                self.during = self.fold(self.during, value, self.widths[k])
+            if self.clock is None:
+                await ReadOnly()
+            else:
+                await RisingEdge(self.clock)
+                await ReadOnly()
+            self.fold_all()
+            if self.clock is None:
+                await Timer(PERIOD_NS, unit="ns")
+
+    def fold_all(self):
+        """Fold each output's value now into its signature and into the operation's."""
+        for k, handle in enumerate(self.handles):
+            value = read(handle) or 0
+            self.each[k] = self.fold(self.each[k], value, self.widths[k])
+            self.during = self.fold(self.during, value, self.widths[k])
 
     def after(self, k, what):
         """After operation k (`what`, its text): compare what the outputs did during it with the recording."""
@@ -97,7 +109,7 @@ def now_ns():
     """The simulation time in ns."""
     return int(cocotb.utils.get_sim_time("ns"))
 '''
-"""The runtime of the checks (needs `CHECKED`, `EXPECTED`, `MASK32`, `read`, `RisingEdge`, `ReadOnly`)."""
+"""The runtime of the checks (needs `CHECKED`, `EXPECTED`, `MASK32`, `PERIOD_NS`, `read` and the triggers)."""
 
 
 def tables(checks: Checks) -> list[str]:

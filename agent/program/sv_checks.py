@@ -1,7 +1,7 @@
 """Checks in a kept testbench: what every output did in each phase, recorded once, compared on every run.
 
 Each output of the design is folded into a 32-bit signature on every rising edge of the first
-clock; at the end of each phase (one kept program) the signatures are compared with the
+clock (a combinational design's halfway between two input changes); at the end of each phase (one kept program) the signatures are compared with the
 values recorded from the run that produced the testbench's coverage, and cleared. A
 difference prints one `BW-MISMATCH` line per output (the phase, the output, the recorded and
 the new signature, the time); the run ends with a `BW-CHECKS` summary and, on a mismatch,
@@ -17,8 +17,7 @@ is kept with `'x` and not compared. A difference prints
 the read, the address, what came back and what the recording had. The recording run prints
 every read's data in one `BW-READS` line when it finishes (`parse_reads`).
 
-Left out, each with its reason: outputs that are unpacked arrays, and every output of a design
-without a clock (there is no edge to sample on).
+Left out, each with its reason: outputs that are unpacked arrays.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from agent.program.sv_common import clock_of, hexlit
+from agent.program.sv_common import COMB_DELAY, clock_of, hexlit
 from agent.program.sv_ifaces import regs_name, sweep_name, sweep_registers
 from agent.program.target import Target
 from sim.run.commands import KEEP_COVERAGE
@@ -85,9 +84,6 @@ class Checks:
 
 def plan(t: Target) -> Checks:
     """The outputs a testbench of `t` checks, and those it leaves out with the reason."""
-    if not t.layout.clocks:
-        return Checks((), left_out=tuple((s.name, "the design has no clock to sample on") for s in t.layout.ports
-                                         if s.direction == "output"))
     outputs, left = [], []
     for s in t.layout.ports:
         if s.direction != "output":
@@ -118,7 +114,9 @@ def lines(t: Target, checks: Checks, phases: int) -> list[str]:
         "bw_s ^= bw_s >> 15; end",
         "  return bw_s;",
         "endfunction",
-        f"always @(posedge {clock_of(t)}) begin {fold} end",
+        # A combinational design's inputs change every COMB_DELAY ns (`bw_step`): sampled halfway between.
+        f"always @(posedge {clock_of(t)}) begin {fold} end" if clock_of(t) else
+        f"initial begin #{COMB_DELAY // 2}; forever begin {fold} #{COMB_DELAY}; end end",
     ]
     out += _read_tasks(t, checks)
     if checks.recording:

@@ -270,3 +270,20 @@ def test_the_cocotb_test_carries_recorded_checks_and_fails_after_a_behaviour_cha
     assert counted is not None
     assert counted[1] > 0
     assert mismatches(changed.log_tail)[0].startswith("operation ")
+
+
+def test_a_combinational_designs_testbench_checks_its_outputs_too() -> None:
+    # No clock to sample on: outputs are folded halfway between two input changes, so a design
+    # without a clock gets checks like any other and its mutants fail the testbench itself.
+    design = load_design(DATA / "comb_alu")
+    tb, rep = run_engine(design, strategy="heuristic", budget=Budget(20, time.monotonic() + 300), seed=0)
+    assert "BW_EXPECT" in tb
+    assert rep.final is not None
+    counted = summary(rep.final.log_tail)
+    assert counted is not None
+    assert counted[0] > 0
+    assert counted[1] == 0
+    checked = analyse_sv(design, tb, cap=12)
+    assert not checked.error, checked.error
+    assert len(checked.killed) > 0
+    assert set(checked.failed_runs) == set(checked.killed)  # every mutant the stimulus reveals, its checks notice
