@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from agent.llm.completion import Backend
+from agent.llm.completion import Backend, LLMError
 from agent.llm.policy import LlamaPolicy, LLMPolicy
 from agent.llm.prompting import DEFAULT_LIMITS, PromptLimits
 from agent.policy import Budget, Proposal, State
@@ -105,7 +105,11 @@ class HybridPolicy:
         from agent.heuristic.program_search import ProgramSearchConfig
         from agent.program.sv_read import parse_testbench
 
-        asked = self.llm.propose(state, budget)
+        try:
+            asked = self.llm.propose(state, budget)
+        except LLMError as exc:  # the engine still searches: a model that cannot answer only loses its seed
+            asked = Proposal(testbench="", filename=f"tb_{state.design.top}.sv", format_error=f"model: {exc}",
+                             usage={"format": "program", "model_error": str(exc)})
         program = None
         if asked.format_error is None and asked.testbench:
             program = parse_testbench(asked.testbench, self.llm.target(state.design))

@@ -61,3 +61,22 @@ def test_hybrid_run_seeds_the_search_with_the_models_program(tiny_gguf: Path, tm
     assert step["messages"][1]["content"].startswith("# Design under test")
     assert run_main([str(EXAMPLE), "--policy", "hybrid", "--json"]) != 0  # no --model: a clear error
     assert "--policy hybrid needs --model" in capsys.readouterr().err
+
+
+@pytest.mark.simulator_required
+def test_a_model_that_cannot_answer_leaves_the_engine_alone(tiny_gguf: Path, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("llama_cpp", reason="needs the llama extra (llama-cpp-python)")
+    from agent.cli import run_main
+
+    out = tmp_path / "out"
+    # 640 tokens cannot hold any prompt: the step still gets the engine's testbench
+    run_main([str(EXAMPLE), "--policy", "hybrid", "--model", str(tiny_gguf), "--max-tokens", "64", "--rounds", "0",
+              "--sim-calls", "6", "--threads", "1", "--ctx", "640", "--json", "--out", str(out)])
+    result = json.loads(capsys.readouterr().out)
+    assert result["error"] == ""
+    assert result["status"] == "ok"
+    usage = json.loads((out / "trajectory.json").read_text())["steps"][0]["usage"]
+    assert "raise n_ctx" in usage["model_error"]  # llama.cpp rounds 640 up to 768
+    assert usage["model_programs"] == 0
+    assert usage["engine_points"] > 0
