@@ -38,6 +38,7 @@ PROTOCOLS = {
     "axil": "an AXI4-Lite bus the design serves",
     "apb": "an APB bus the design serves",
     "ahb": "an AHB-Lite bus the design serves",
+    "avalon": "an Avalon-MM bus the design serves",
     "mem": "memory requests the design makes (answer them with `respond`)",
     "reqack": "requests the design makes (answer them with `respond`)",
     "split": "memory requests the design makes, answered later with their tags (answer them with `respond`)",

@@ -200,6 +200,52 @@ class AhbHandMaster:
 '''
 """AHB-Lite manager (the SV task's phases; no cocotb extension for AHB is installed)."""
 
+AVALON = '''
+
+class AvalonHandMaster:
+    """`bus_write`/`bus_read` on an Avalon-MM agent: read or write until waitrequest lets it through."""
+
+    def __init__(self, bw, roles):
+        self.bw = bw
+        self.roles = roles
+
+    async def write(self, addr, data, strb):
+        await self.xfer(1, addr, data, strb)
+
+    async def read(self, addr, strb):
+        await self.xfer(0, addr, 0, strb)
+
+    async def xfer(self, w, addr, data, strb):
+        bw, r = self.bw, self.roles
+        for role, value in (("cs", 1), ("addr", addr), ("write", w), ("read", 1 - w), ("wdata", data),
+                            ("strb", strb), ("burst", 1)):
+            if role in r:
+                bw.put_name(r[role], value)
+        done = False
+        for _ in range(TIMEOUT):
+            if done:
+                break
+            await bw.rise()
+            done = not bw.port(r["wait"]) if "wait" in r else True
+            await bw.fall()
+        for role in ("cs", "write", "read"):
+            if role in r:
+                bw.put_name(r[role], 0)
+        if w or "rdata" not in r:
+            return
+        if "rvalid" in r:  # the read's data comes later, marked by readdatavalid
+            for _ in range(TIMEOUT):
+                await bw.rise()
+                valid = bw.port(r["rvalid"])
+                await bw.fall()
+                if valid:
+                    break
+        elif "wait" not in r:  # a registered agent without wait states: the data one clock later
+            await bw.rise()
+            await bw.fall()
+'''
+"""Avalon-MM host (the SV task's steps; no cocotb extension for Avalon is installed)."""
+
 AXIL = '''
 
 class AxiLiteHandMaster:

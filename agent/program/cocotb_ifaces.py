@@ -162,6 +162,8 @@ def bus_plan(t: Target, bus: Iface) -> DriverPlan:
         return DriverPlan(bus.name, f"ApbHandMaster(bw, {_roles(bus)})", (drv.APB,))
     if bus.kind == "ahb":
         return DriverPlan(bus.name, f"AhbHandMaster(bw, {_roles(bus)}, {max(1, dw // 8)}, {size_code(dw)})", (drv.AHB,))
+    if bus.kind == "avalon":
+        return DriverPlan(bus.name, f"AvalonHandMaster(bw, {_roles(bus)})", (drv.AVALON,))
     lanes = f", lanes={bus.byte_lanes}" if bus.byte_lanes else ""
     return DriverPlan(bus.name, f"WishboneMaster(bw, {_roles(bus)}{lanes})", (drv.WISHBONE,))
 

@@ -93,7 +93,7 @@ class Iface:
     name: str
     """Short name used in programs (`wb`, `s_axi`, `mem`, `s_axis`)."""
     kind: str
-    """`wishbone`, `axil`, `apb`, `ahb` (buses); `mem`, `split`, `axi_master`, `wb_master`,
+    """`wishbone`, `axil`, `apb`, `ahb`, `avalon` (buses); `mem`, `split`, `axi_master`, `wb_master`,
     `ahb_master`, `reqack`, `i2c`, `spi_flash`, `sd` (responders); `stream`, `sink`, `serial`."""
     roles: Mapping[str, str]
     """Role -> port name (`cyc` -> `i_wb_cyc`)."""

@@ -137,6 +137,38 @@ def _apb(ports: PortGroups, prefix: str, mined: Mapping[str, Sequence[int]]) -> 
     return Iface(clean_name(prefix), "apb", roles, dbits, bits, word_addresses(bits, dbits, mined.get(roles.get("addr", ""), ())))
 
 
+AVALON_ROLES: tuple[tuple[str, str, str], ...] = (
+    ("addr", "address", "input"), ("read", "read", "input"), ("write", "write", "input"),
+    ("wdata", "writedata", "input"), ("rdata", "readdata", "output"), ("wait", "waitrequest", "output"),
+    ("rvalid", "readdatavalid", "output"), ("strb", "byteenable", "input"), ("cs", "chipselect", "input"),
+    ("burst", "burstcount", "input"), ("resp", "response", "output"),
+)
+"""Our Avalon-MM agent roles: (role, the signal's Avalon name, its direction at the agent)."""
+
+
+def _avalon(ports: PortGroups, prefix: str, mined: Mapping[str, Sequence[int]]) -> Iface | None:
+    """An Avalon-MM agent (slave) the design serves: `address`, `read`/`write` in.
+
+    Avalon's own `readdata`/`writedata` names tell it from any read/write pair, whatever the
+    prefix (`avs_s0_`).
+    """
+    roles = {}
+    for role, name, direction in AVALON_ROLES:
+        found = ports.get(prefix, name, direction)
+        if found is not None:
+            roles[role] = found.name
+    if "addr" not in roles or not {"read", "write"} & set(roles) or not {"wdata", "rdata"} & set(roles):
+        return None
+    addr, data = ports.get(prefix, "address", "input"), ports.get(prefix, "writedata", "input")
+    read = ports.get(prefix, "readdata", "output")
+    bits = addr.width if addr else 0
+    dbits = data.width if data else (read.width if read else 32)
+    # An agent's address counts words (Avalon's default `addressUnits`): every one is a register.
+    # `avs_s0_bus`, not `avs_s0`: the task `avs_s0_write` would clash with the port of that name.
+    name = f"{clean_name(prefix)}_bus" if prefix else clean_name(prefix)
+    return Iface(name, "avalon", roles, dbits, bits, word_addresses(bits, 8, mined.get(roles["addr"], ())))
+
+
 def _mem_responder(ports: PortGroups, prefix: str) -> Iface | None:
     """valid/req out + ready/ack in (+ addr out, rdata in, wdata/wstrb out): answer from a memory."""
     valid = ports.first(prefix, ("valid", "req", "request", "vld", "en"), "output")
@@ -338,6 +370,7 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
         taken.update(p for b in spaces for p in b.roles.values())
         claim(_wb_master(ports, prefix), responders)
         claim(_apb(ports, prefix, mined), buses)
+        claim(_avalon(ports, prefix, mined), buses)
     claim(i2c(layout, taken, i2c_addresses), responders)
     claim(spi(layout, taken), responders)
     # A memory interface (valid/ready plus an address out and read data in) before streams:

@@ -47,7 +47,7 @@ def regs_name(bus: str) -> str:
 
 
 def bus_tasks(t: Target, bus: Iface, *, listed: bool = True) -> list[str]:
-    """`<bus>_write`, `<bus>_read` and `<bus>_burst` for one Wishbone, AXI4-Lite, APB or AHB-Lite slave.
+    """`<bus>_write`, `<bus>_read` and `<bus>_burst` for one Wishbone, AXI4-Lite, APB, AHB-Lite or Avalon-MM slave.
 
     `listed`: also the list of its registers (`sweep_registers`) that loops of the program walk.
     """
@@ -69,7 +69,7 @@ def bus_tasks(t: Target, bus: Iface, *, listed: bool = True) -> list[str]:
              "  for (int bw_j = 0; bw_j < bw_n; bw_j++)",
              f"    {name}_xfer(bw_w, bw_a + {aw}'(bw_j * bw_step), bw_w ? {dw}'(bw_bits(bw_nbits)) : '0, '1);",
              "endtask"]
-    body = {"wishbone": _wishbone, "axil": _axil, "apb": _apb, "ahb": sv_ahb.bus_body}[bus.kind](t, bus)
+    body = {"wishbone": _wishbone, "axil": _axil, "apb": _apb, "ahb": sv_ahb.bus_body, "avalon": _avalon}[bus.kind](t, bus)
     if _pipelined(bus):
         lines = [*_wishbone_pipe(t, bus), *lines]
     regs = sweep_registers(bus)
@@ -194,6 +194,37 @@ def _apb(t: Target, b: Iface) -> list[str]:
         + (f"if (bw_done && !bw_w){got_read(b)} " if got_read(b) else "") +
         f"@(negedge {clk}); end",
         "  " + assigns([(r("sel"), "1'b0"), (r("enable"), "1'b0"), (r("write"), "1'b0")]),
+    ]
+
+
+def _avalon(t: Target, b: Iface) -> list[str]:
+    """An Avalon-MM transfer: `read` or `write` with the address until `waitrequest` lets it through.
+
+    Read data: with `readdatavalid`, the first beat it marks; else with `waitrequest` the data at
+    the edge that ends the wait (read latency 0); else one clock after the read (latency 1,
+    what a registered agent without wait states gives).
+    """
+    clk, r = clock_of(t), b.port
+    let_through = f"!{r('wait')}" if r("wait") else "1'b1"
+    got = got_read(b)
+    if got and r("rvalid"):
+        read = (f"  if (!bw_w) begin bw_done = 1'b0; for (int bw_t = 0; bw_t < {TIMEOUT} && !bw_done; bw_t++) begin "
+                f"@(posedge {clk}); bw_done = {r('rvalid')}; if (bw_done){got} @(negedge {clk}); end end")
+        taken = ""
+    elif got and not r("wait"):
+        read, taken = f"  if (!bw_w) begin @(posedge {clk});{got} @(negedge {clk}); end", ""
+    else:
+        read, taken = "", (f" if (bw_done && !bw_w){got}" if got else "")
+    return [
+        "  bit bw_done;",
+        "  " + assigns([(r("cs"), "1'b1"), (r("addr"), "bw_a"), (r("write"), "bw_w"), (r("read"), "!bw_w"),
+                      (r("wdata"), "bw_d"), (r("strb"), f"{port_bits(t, r('strb'))}'(bw_s)" if r("strb") else ""),
+                      (r("burst"), f"{port_bits(t, r('burst'))}'(1)" if r("burst") else "")]),
+        "  bw_done = 1'b0;",
+        f"  for (int bw_t = 0; bw_t < {TIMEOUT} && !bw_done; bw_t++) begin @(posedge {clk}); bw_done = {let_through};"
+        f"{taken} @(negedge {clk}); end",
+        "  " + assigns([(r("cs"), "1'b0"), (r("write"), "1'b0"), (r("read"), "1'b0")]),
+        *([read] if read else []),
     ]
 
 

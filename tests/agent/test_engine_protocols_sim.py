@@ -152,6 +152,20 @@ def test_a_valid_ready_sink_is_answered() -> None:
     assert rep.final.coverage.overall == 100.0
 
 
+def test_an_avalon_mm_agent_is_driven_through_its_registers_and_beats_random() -> None:
+    tb, rep = _engine("avalon_regs", 40)
+    _rtb, rnd = _engine("avalon_regs", 40, "random")
+    assert rep.final is not None
+    assert rep.final.status == Status.OK
+    assert "avs_s0_bus_write(" in tb
+    assert _covered(rep.final, "unlocked:0->1")  # the key register's compared word was written
+    assert _covered(rep.final, "limit[0]:1->0")  # ... and the limit it unlocks then
+    assert rnd.final is not None
+    assert rnd.final.coverage is not None
+    assert rep.final.coverage is not None
+    assert rep.final.coverage.overall > rnd.final.coverage.overall + 3, (rep.summary(), rnd.summary())
+
+
 @pytest.mark.parametrize(("name", "want"), [("div_dnc", "DIDNOTCONVERGE when "), ("fatal_combo", "mode 3 is reserved")])
 def test_failing_inputs_are_learned_and_the_engine_beats_random(name: str, want: str) -> None:
     _tb, rep = _engine(name, 40)

@@ -353,3 +353,21 @@ def test_a_pipelined_wishbone_masters_back_to_back_requests_are_each_acknowledge
     assert toggle_counts(cocotb) == toggle_counts(sv)
     toggles = {comment: n for (_file, _line, comment), n in toggle_counts(sv).items()}
     assert toggles["o_wb_cyc:1->0"] >= 10  # cycle after cycle of eight reads completed
+
+
+@pytest.mark.simulator_required
+def test_an_avalon_mm_agent_is_driven_alike_in_both_renderings(options: SimOptions) -> None:
+    # avalon_regs (Apache-2.0): writes to the key and limit registers wait on waitrequest, reads
+    # come back two clocks later with readdatavalid; the key unlocks the limit, the counter
+    # reaches it and raises irq. Cocotb and SV clock for clock.
+    text = ("reset\nbus_write avs_s0_bus 0x2 0x600dcafe\nbus_write avs_s0_bus 0x3 0x20\n"
+            "bus_write avs_s0_bus 0x1 0x12345678 strb=0x3\nbus_write avs_s0_bus 0x0 0x1\n"
+            "bus_read avs_s0_bus 0x1\nbus_read avs_s0_bus 0x4\nhold 50\nbus_read avs_s0_bus 0x5\n")
+    sv, cocotb = run_twins("avalon_regs", text, options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert toggle_counts(cocotb) == toggle_counts(sv)
+    toggles = {comment: n for (_file, _line, comment), n in toggle_counts(sv).items()}
+    assert toggles["avs_s0_waitrequest:0->1"] >= 2  # the key's and the limit's writes waited
+    assert toggles["avs_s0_readdatavalid:0->1"] == 3  # every read answered
+    assert toggles["irq:0->1"] == 1  # unlocked, limit 0x20 reached

@@ -182,6 +182,23 @@ def test_apb_slave() -> None:
     assert (bus.kind, bus.roles["enable"], bus.roles["ready"]) == ("apb", "penable", "pready")
 
 
+def test_avalon_mm_agents_are_recognised_by_avalons_own_names() -> None:
+    qsys = layout("avalon_regs", ">clk >reset >avs_s0_address[3] >avs_s0_read >avs_s0_write >avs_s0_writedata[32] "
+                  ">avs_s0_byteenable[4] <avs_s0_readdata[32] <avs_s0_readdatavalid <avs_s0_waitrequest <irq",
+                  {"reset": False}, "clk")
+    (bus,) = recognise(qsys).buses
+    assert (bus.kind, bus.name, bus.addresses) == ("avalon", "avs_s0_bus", tuple(range(8)))  # word addresses
+    assert (bus.roles["wait"], bus.roles["rvalid"], bus.roles["strb"]) == (
+        "avs_s0_waitrequest", "avs_s0_readdatavalid", "avs_s0_byteenable")
+    bare = layout("timer", ">clk >reset_n >chipselect >address[2] >write >writedata[16] <readdata[16] <irq",
+                  {"reset_n": True}, "clk")
+    (bus,) = recognise(bare).buses
+    assert (bus.kind, bus.name, bus.roles["cs"], bus.data_bits) == ("avalon", "bus", "chipselect", 16)
+    # A read/write pair without Avalon's data names is no Avalon agent (a RAM's ports, say).
+    ram = layout("ram", ">clk >read >write >address[4] >din[8] <dout[8]", {}, "clk")
+    assert not [b for b in recognise(ram).buses if b.kind == "avalon"]
+
+
 def test_as_mask_lays_fields_over_each_other() -> None:
     assert as_mask(((0, 7, 0x33), (12, 3, 5), (25, 7, 0x20))) == (0xFE00707F, 0x40005033)
 
