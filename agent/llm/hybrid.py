@@ -54,19 +54,20 @@ def point_name(p: CoveragePoint) -> str:
     return f"{Path(p.file).name}:{p.line} [{p.kind}] {p.comment}"
 
 
-def attribute(ran: Sequence[tuple[Any, SimResult]], seeds: Sequence[Any],
+def attribute(ran: Sequence[tuple[Any, SimResult]], state: Sequence[Any], seeds: Sequence[Any],
               kept: Sequence[tuple[str, frozenset[str]]], seed_label: str) -> Attribution:
     """Split the final cover's points by where they were reached (pure).
 
-    `ran` is every (program, result) the engine ran, in order: the state's chapters first,
-    then the seeds, then the search; `kept` is (label, covered points) of each kept program.
+    `ran` is every (program, result) the engine ran, in order: the state's chapters (`state`)
+    first, then the seeds, then the search; `kept` is (label, covered points) of each kept program.
     """
     from agent.heuristic.corpus import covered_keys
 
-    seed_runs = [k for k, (p, _) in enumerate(ran) if any(p == s for s in seeds)]
-    start = seed_runs[0] if seed_runs else len(ran)
-    before = frozenset().union(*(covered_keys(r) for _, r in ran[:start] if r.status == Status.OK))
-    model = frozenset().union(*(covered_keys(ran[k][1]) for k in seed_runs if ran[k][1].status == Status.OK))
+    def union(programs: Sequence[Any]) -> frozenset[str]:
+        return frozenset().union(*(covered_keys(r) for p, r in ran
+                                   if r.status == Status.OK and any(p == q for q in programs)))
+
+    before, model = union(state), union(seeds)
     final = frozenset().union(*(keys for _, keys in kept))
     by_model = frozenset().union(*(keys for label, keys in kept if label == seed_label))
     by_others = frozenset().union(*(keys for label, keys in kept if label != seed_label))
@@ -110,10 +111,12 @@ class HybridPolicy:
         except LLMError as exc:  # the engine still searches: a model that cannot answer only loses its seed
             asked = Proposal(testbench="", filename=f"tb_{state.design.top}.sv", format_error=f"model: {exc}",
                              usage={"format": "program", "model_error": str(exc)})
+        target = self.llm.target(state.design)
         program = None
         if asked.format_error is None and asked.testbench:
-            program = parse_testbench(asked.testbench, self.llm.target(state.design))
+            program = parse_testbench(asked.testbench, target)
         seeds = chapters(program) if program is not None and program.ops else ()
+        previous = parse_testbench(state.testbench, target) if state.testbench else None
         seed = self.seed * 1000 + state.step
         ran: list[tuple[Any, SimResult]] = []
         tb, report = run_engine(
@@ -123,7 +126,7 @@ class HybridPolicy:
             on_trial=lambda p, r: ran.append((p, r)), seeds=seeds)
         search = report.search
         kept = [(e.label, e.covered) for e in search.entries] if search is not None else []
-        got = self.last = attribute(ran, seeds, kept, SEED_LABEL)
+        got = self.last = attribute(ran, chapters(previous) if previous is not None else (), seeds, kept, SEED_LABEL)
         usage = {
             **asked.usage, "engine_trials": len(search.trials) if search else 0, "wall_s": round(report.wall_s, 3),
             "model_programs": got.seeded, "model_programs_kept": got.kept_programs,

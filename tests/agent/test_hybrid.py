@@ -25,15 +25,17 @@ def test_points_are_split_by_where_they_were_reached() -> None:
     ran = [(state, run_of("ab")), (seed1, run_of("abc")), (seed2, run_of("ad")),
            (child, run_of("abcdef")), (("broken",), SimResult(Status.RUNTIME_ERROR))]
     kept = [("continue", frozenset("ab")), ("seeded program", frozenset("abc")), ("extend", frozenset("abef"))]
-    got = attribute(ran, [seed1, seed2], kept, "seeded program")
+    got = attribute(ran, [state], [seed1, seed2], kept, "seeded program")
     assert got.seeded == 2
     assert got.first == frozenset("cd")        # `a`, `b` were the state's already
     assert got.only == frozenset("c")          # only the kept model program covers `c`
     assert got.engine == frozenset("ef")
     assert got.kept_programs == 1
     assert got.names["c"] == "d.sv:2 [line] block"
-    none = attribute(ran[:1], [], [("continue", frozenset("ab"))], "seeded program")
+    none = attribute(ran[:1], [state], [], [("continue", frozenset("ab"))], "seeded program")
     assert (none.seeded, none.first, none.only, none.engine) == (0, frozenset(), frozenset(), frozenset())
+    alone = attribute([(child, run_of("abc"))], [], [], [("extend", frozenset("abc"))], "seeded program")
+    assert alone.engine == frozenset("abc")  # no state, no seeds: all the engine's
 
 
 @pytest.mark.simulator_required
