@@ -361,7 +361,7 @@ def walk_task(t: Target) -> list[str]:
              f"    for (int bw_b = 0; bw_b < {width}; bw_b++) begin"]
     for f in data:
         lines.append(f"      {t.handle(f)} = {f.bits}'(((bw_b < {f.bits}) ? ({W}'(1) << bw_b) : {W}'(0)) ^ "
-                     f"(bw_inv ? {{{W}{{1'b1}}}} : {W}'(0)));")
+                     f"((bw_inv != 0) ? {{{W}{{1'b1}}}} : {W}'(0)));")
     lines += ["      bw_step(1);", "    end", "endtask"]
     return lines
 
