@@ -172,9 +172,9 @@ def test_morse_encoder_in_program_mode_fits_and_refines_with_excerpts(tiny_gguf:
     for step in steps:
         assert step["usage"]["prompt_tokens"] + 96 <= 3072
         assert "more lines like these" in step["messages"][1]["content"] or "left out" in step["messages"][1]["content"]
-    if len(steps) > 1:
-        refine = steps[1]["messages"][1]["content"]
-        assert "The RTL around those points" in refine
-        # the context head is the same in both rounds (KV reuse)
-        head = steps[0]["messages"][1]["content"].split("# Task")[0].split("# Current program")[0]
-        assert refine.startswith(head[: len(head) // 2])
+    assert len(steps) == 2  # seed 0: the first program leaves holes (76 % when this was written)
+    refine = steps[1]["messages"][1]["content"]
+    assert "The RTL around those points" in refine
+    # the context head is the same in both rounds (KV reuse)
+    head = steps[0]["messages"][1]["content"].split("# Task")[0]
+    assert refine.startswith(head.split("# Current program")[0].rstrip())
