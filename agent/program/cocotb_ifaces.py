@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from agent.program import cocotb_devices as dev
 from agent.program import cocotb_drivers as drv
+from agent.program import cocotb_hosts as hosts
 from agent.program import cocotb_responders as rsp
 from agent.program import sv_i2c
 from agent.program.cocotb_lib import MEMORY, PORTS, py_tuple
@@ -254,6 +255,10 @@ def responder_plan(t: Target, r: Iface) -> DriverPlan:
         cls, text = "WishboneResponder", rsp.WB_RESP
     elif r.kind == "ahb_master":
         cls, text = "AhbResponder", rsp.AHB_RESP
+    elif r.kind == "apb_master":
+        cls, text = "ApbResponder", hosts.APB_RESP
+    elif r.kind == "avalon_host":
+        cls, text = "AvalonResponder", hosts.AVALON_RESP
     elif r.kind == "i2c":
         rules = f"{sv_i2c.OTHER_MASTER}, {sv_i2c.OTHER_EVERY}, {sv_i2c.ARBITRATION_EVERY}"
         host = (f".host({py_tuple(r.addresses)}, {sv_i2c.TARGET_EVERY}, {sv_i2c.HOST_WAIT})"

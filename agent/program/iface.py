@@ -94,7 +94,7 @@ class Iface:
     """Short name used in programs (`wb`, `s_axi`, `mem`, `s_axis`)."""
     kind: str
     """`wishbone`, `axil`, `apb`, `ahb`, `avalon` (buses); `mem`, `split`, `axi_master`, `wb_master`,
-    `ahb_master`, `reqack`, `i2c`, `spi_flash`, `sd` (responders); `stream`, `sink`, `serial`."""
+    `ahb_master`, `apb_master`, `avalon_host`, `reqack`, `i2c`, `spi_flash`, `sd` (responders); `stream`, `sink`, `serial`."""
     roles: Mapping[str, str]
     """Role -> port name (`cyc` -> `i_wb_cyc`)."""
     data_bits: int = 0
@@ -248,6 +248,8 @@ DRIVEN_ROLES: Mapping[str, tuple[str, ...]] = {
     "wb_master": ("ack", "stall", "rdata", "err"),
     "axi_master": ("awready", "wready", "bvalid", "bresp", "arready", "rvalid", "rdata", "rresp", "rlast", "bid", "rid"),
     "ahb_master": ("hready", "hresp", "rdata"),
+    "apb_master": ("ready", "rdata", "slverr"),
+    "avalon_host": ("wait", "rdata", "rvalid"),
     "i2c": ("scl_in", "sda_in"),
     "spi_flash": ("miso",), "sd": ("miso", "detect", "detect_n"),
 }

@@ -17,7 +17,8 @@ from agent.program.iface import Interfaces, PortGroups
 PROTOCOLS: Mapping[str, str] = {
     "wishbone": "Wishbone", "axil": "AXI4-Lite", "apb": "APB", "ahb": "AHB-Lite", "avalon": "Avalon-MM",
     "mem": "memory request (valid/ready)", "reqack": "request/acknowledge (no address)",
-    "split": "split-transaction memory", "axi_master": "AXI4", "wb_master": "Wishbone", "ahb_master": "AHB-Lite", "i2c": "I2C (a target device on the lines)",
+    "split": "split-transaction memory", "axi_master": "AXI4", "wb_master": "Wishbone", "ahb_master": "AHB-Lite", "apb_master": "APB",
+    "avalon_host": "Avalon-MM", "i2c": "I2C (a target device on the lines)",
     "spi_flash": "SPI (a NOR flash on the lines)", "sd": "SPI (an SD card in SPI mode on the lines)",
     "stream": "valid/ready stream", "sink": "valid/ready stream", "serial": "UART serial line",
 }

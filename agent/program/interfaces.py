@@ -169,6 +169,39 @@ def _avalon(ports: PortGroups, prefix: str, mined: Mapping[str, Sequence[int]]) 
     return Iface(name, "avalon", roles, dbits, bits, word_addresses(bits, 8, mined.get(roles["addr"], ())))
 
 
+def _apb_master(ports: PortGroups, prefix: str) -> Iface | None:
+    """An APB requester: the design drives `psel`/`penable` and waits on `pready` (a bridge's far side)."""
+    roles = {}
+    for role, names, direction in (("sel", ("psel", "sel"), "output"), ("enable", ("penable",), "output"),
+                                   ("write", ("pwrite", "write"), "output"), ("addr", ("paddr", "addr"), "output"),
+                                   ("wdata", ("pwdata", "wdata"), "output"), ("strb", ("pstrb",), "output"),
+                                   ("rdata", ("prdata", "rdata"), "input"), ("ready", ("pready",), "input"),
+                                   ("slverr", ("pslverr",), "input")):
+        found = ports.first(prefix, names, direction)
+        if found is not None:
+            roles[role] = found.name
+    if not {"sel", "enable", "addr"} <= set(roles) or not roles["enable"].lower().endswith("penable"):
+        return None
+    addr, data = ports.first(prefix, ("paddr", "addr"), "output"), ports.first(prefix, ("pwdata", "wdata"), "output")
+    return Iface(clean_name(prefix), "apb_master", roles, data.width if data else 32, addr.width if addr else 0)
+
+
+def _avalon_host(ports: PortGroups, prefix: str) -> Iface | None:
+    """An Avalon-MM host: the design drives `address` and `read`/`write`, the agent answers (`waitrequest`)."""
+    roles = {}
+    for role, name, direction in AVALON_ROLES:
+        other = {"input": "output", "output": "input"}[direction]  # every direction the other way round
+        found = ports.get(prefix, name, other)
+        if found is not None:
+            roles[role] = found.name
+    if "addr" not in roles or not {"read", "write"} & set(roles) or not {"wdata", "rdata"} & set(roles):
+        return None
+    addr, data = ports.get(prefix, "address", "output"), ports.get(prefix, "writedata", "output")
+    read = ports.get(prefix, "readdata", "input")
+    dbits = data.width if data else (read.width if read else 32)
+    return Iface(clean_name(prefix), "avalon_host", roles, dbits, addr.width if addr else 0)
+
+
 def _mem_responder(ports: PortGroups, prefix: str) -> Iface | None:
     """valid/req out + ready/ack in (+ addr out, rdata in, wdata/wstrb out): answer from a memory."""
     valid = ports.first(prefix, ("valid", "req", "request", "vld", "en"), "output")
@@ -371,6 +404,8 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
         claim(_wb_master(ports, prefix), responders)
         claim(_apb(ports, prefix, mined), buses)
         claim(_avalon(ports, prefix, mined), buses)
+        claim(_apb_master(ports, prefix), responders)
+        claim(_avalon_host(ports, prefix), responders)
     claim(i2c(layout, taken, i2c_addresses), responders)
     claim(spi(layout, taken), responders)
     # A memory interface (valid/ready plus an address out and read data in) before streams:

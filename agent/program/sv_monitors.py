@@ -76,6 +76,10 @@ def _channels(i: Iface) -> list[tuple[str, str, str, tuple[str, ...]]]:
         return [("", "stb", "ack", ("addr", "we", "wdata", "sel"))]
     if i.kind == "wb_master":  # pipelined (B4 5.2): a request STALL holds back stays as it is
         return [("", "stb", "!stall", ("addr", "we", "wdata", "sel"))]
+    if i.kind == "apb_master":  # an access phase holds its transfer until PREADY (APB 3.1)
+        return [("", "enable", "ready", ("sel", "addr", "write", "wdata", "strb"))]
+    if i.kind == "avalon_host":  # a transfer waitrequest holds back keeps its signals (Avalon 3.5.1)
+        return [("read", "read", "!wait", ("addr", "strb")), ("write", "write", "!wait", ("addr", "wdata", "strb"))]
     return []
 
 

@@ -12,7 +12,7 @@ non-blocking assignments for the next edge; the cocotb twins are in `cocotb_resp
 
 from __future__ import annotations
 
-from agent.program import sv_ahb, sv_i2c, sv_spi
+from agent.program import sv_ahb, sv_hosts, sv_i2c, sv_spi
 from agent.program.interfaces import Iface
 from agent.program.sv_common import (
     clock_of,
@@ -113,6 +113,10 @@ def responder_lines(t: Target, r: Iface) -> list[str]:
         return [*_state(r.name, 8), *_fill_task(t, r, 8), *sv_spi.process(t, r)]
     if kind == "ahb_master":
         return [*_state(r.name, dw), *_fill_task(t, r, dw), *sv_ahb.responder_process(t, r, dw)]
+    if kind == "apb_master":
+        return [*_state(r.name, dw), *_fill_task(t, r, dw), *sv_hosts.apb_process(t, r, dw)]
+    if kind == "avalon_host":
+        return [*_state(r.name, dw), *_fill_task(t, r, dw), *sv_hosts.avalon_process(t, r, dw)]
     if kind == "split":
         return [*_state(r.name, dw), *_fill_task(t, r, dw), *_split_process(t, r, dw)]
     if kind == "reqack":  # a handshake that carries no address (a power-up request): never a memory

@@ -371,3 +371,27 @@ def test_an_avalon_mm_agent_is_driven_alike_in_both_renderings(options: SimOptio
     assert toggles["avs_s0_waitrequest:0->1"] >= 2  # the key's and the limit's writes waited
     assert toggles["avs_s0_readdatavalid:0->1"] == 3  # every read answered
     assert toggles["irq:0->1"] == 1  # unlocked, limit 0x20 reached
+
+
+@pytest.mark.simulator_required
+@pytest.mark.parametrize(("name", "iface", "go", "latency"), [
+    ("apb_copier", "bus", "set go=1 src=0x10 dst=0x40 count=7\nhold 1\nset go=0\nhold 150\n", 2),
+    ("apb_copier", "bus", "set go=1 src=0x10 dst=0x40 count=7\nhold 1\nset go=0\nhold 150\n", 3),
+    ("avm_summer", "avm", "set go=1 base=0x10\nhold 1\nset go=0\nhold 150\n", 0),
+    ("avm_summer", "avm", "set go=1 base=0x10\nhold 1\nset go=0\nhold 150\n", 2),
+])
+def test_apb_requesters_and_avalon_hosts_are_answered_alike(options: SimOptions, name: str, iface: str, go: str,
+                                                            latency: int) -> None:
+    # apb_copier (an APB requester: PREADY after wait states, PSLVERR one transfer in sixteen when
+    # rough) and avm_summer (an Avalon-MM host: waitrequest, pipelined reads back with
+    # readdatavalid) each finish three jobs; cocotb and SV clock for clock.
+    sv, cocotb = run_twins(name, f"reset\nrespond {iface} fill=random seed=7 latency={latency}\n" + go * 3, options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert toggle_counts(cocotb) == toggle_counts(sv)
+    toggles = {comment: n for (_file, _line, comment), n in toggle_counts(sv).items()}
+    assert toggles["done:0->1"] == 3
+    if name == "apb_copier":
+        assert (toggles["errors[0]:0->1"] > 0) == (latency >= 3)  # a rough completer's PSLVERR was counted
+    else:
+        assert toggles["avm_readdatavalid:0->1"] >= 24  # eight reads a job, each answered

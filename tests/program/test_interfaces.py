@@ -199,6 +199,20 @@ def test_avalon_mm_agents_are_recognised_by_avalons_own_names() -> None:
     assert not [b for b in recognise(ram).buses if b.kind == "avalon"]
 
 
+def test_apb_requesters_and_avalon_hosts_are_answered() -> None:
+    bridge = layout("bridge", ">clk >rstn <psel <penable <pwrite <paddr[16] <pwdata[32] >prdata[32] >pready >pslverr",
+                    {"rstn": True}, "clk")
+    (apb,) = recognise(bridge).responders
+    assert (apb.kind, apb.roles["ready"], apb.roles["slverr"], apb.addr_bits) == ("apb_master", "pready", "pslverr", 16)
+    dma = layout("dma", ">clk >reset <avm_m0_address[32] <avm_m0_read <avm_m0_write <avm_m0_writedata[32] "
+                 "<avm_m0_byteenable[4] >avm_m0_readdata[32] >avm_m0_waitrequest >avm_m0_readdatavalid", {"reset": False},
+                 "clk")
+    (host,) = recognise(dma).responders
+    assert (host.kind, host.name, host.roles["wait"], host.roles["rvalid"]) == (
+        "avalon_host", "avm_m0", "avm_m0_waitrequest", "avm_m0_readdatavalid")
+    assert not recognise(dma).buses
+
+
 def test_as_mask_lays_fields_over_each_other() -> None:
     assert as_mask(((0, 7, 0x33), (12, 3, 5), (25, 7, 0x20))) == (0xFE00707F, 0x40005033)
 
