@@ -525,8 +525,9 @@ def with_checks(
 ) -> tuple[str, SimResult | None, str]:
     """(testbench with its checks, the recording run, note): record every output's signatures, then render them.
 
-    One simulator call (the recording). Without a clock, or when the recording fails, the
-    testbench is rendered without checks and the note says why.
+    One simulator call (the recording). Without an output to check (every one an unpacked
+    array), or when the recording fails, the testbench is rendered without checks and the note
+    says why.
     """
     plan = chk.plan(target)
     if not plan.outputs:
