@@ -204,7 +204,7 @@ class ExportConfig:
 class EvalConfig:
     """Student vs teacher on the held-out split."""
 
-    policies: list[str] = field(default_factory=lambda: ["student", "heuristic"], metadata={"help": "`student` (the exported GGUF), `base` (model.gguf, untrained) and/or registry policy names; `base@sv` / `student@program` override prompt.format for one entry"})
+    policies: list[str] = field(default_factory=lambda: ["student", "heuristic"], metadata={"help": "`student` (the exported GGUF), `base` (model.gguf, untrained), `hybrid` / `hybrid-base` (the engine seeded with the student's / base's programs) and/or registry policy names; `base@sv` / `student@program` override prompt.format for one entry"})
     """What to bench."""
     refinements: int = _f(3, "refinements per episode")
     """Rounds."""
@@ -434,12 +434,14 @@ def validate(cfg: TrainConfig) -> None:
         raise ConfigError(f"teacher.policy={cfg.teacher.policy!r} is not one of {', '.join(POLICIES)}")
     for entry in cfg.eval.policies:
         name, _, fmt = entry.partition("@")
-        if name not in ("student", "base") and name not in POLICIES:
-            raise ConfigError(f"eval.policies has {entry!r}: expected 'student', 'base' or one of {', '.join(POLICIES)}")
+        if name not in ("student", "base", "hybrid-base") and name not in POLICIES:
+            raise ConfigError(f"eval.policies has {entry!r}: expected 'student', 'base', 'hybrid-base' or one of "
+                              f"{', '.join(POLICIES)}")
         if fmt and (name not in ("student", "base") or fmt not in ("sv", "program")):
             raise ConfigError(f"eval.policies has {entry!r}: only student/base take @sv or @program")
-    if any(e.partition("@")[0] == "base" for e in cfg.eval.policies) and cfg.model.kind != "gguf":
-        raise ConfigError("eval.policies has 'base', which needs model.kind='gguf' (the base GGUF to bench)")
+    for base in ("base", "hybrid-base"):
+        if any(e.partition("@")[0] == base for e in cfg.eval.policies) and cfg.model.kind != "gguf":
+            raise ConfigError(f"eval.policies has '{base}', which needs model.kind='gguf' (the base GGUF to bench)")
 
 
 def to_dict(cfg: TrainConfig) -> dict[str, Any]:

@@ -104,6 +104,35 @@ def compare_markdown(results: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+MODEL_ENTRIES = {"student": ("llama", False), "base": ("llama", True), "hybrid": ("hybrid", False),
+                 "hybrid-base": ("hybrid", True)}
+"""eval.policies names that run a GGUF: name -> (registry policy, seeded by the base model rather
+than the student). `hybrid` is the engine seeded with the student's programs (agent.llm.hybrid)."""
+
+
+def policy_entry(entry: str, cfg: Any, gguf: Path | None) -> tuple[str, dict[str, Any]]:
+    """(registry policy, constructor options) of one eval.policies entry (pure).
+
+    `student`/`base` run the exported / untrained GGUF under the eval settings (`@sv` or
+    `@program` overrides the prompt format); `hybrid`/`hybrid-base` seed the engine with
+    that model's programs; any other name is a registry policy with seed 0.
+    """
+    ev = cfg.eval
+    name, _, fmt = entry.partition("@")
+    if name not in MODEL_ENTRIES:
+        return name, {"seed": 0}
+    policy, from_base = MODEL_ENTRIES[name]
+    model = cfg.model.gguf if from_base else gguf
+    if not model:
+        raise ValueError(f"eval of `{name}` needs an exported GGUF (run the export stage or pass --model)")
+    options: dict[str, Any] = {"model_path": str(model), "n_ctx": ev.n_ctx, "n_threads": 1,
+                               "max_tokens": ev.max_tokens, "seed": 0, "temperature": ev.temperature,
+                               "limits": cfg.prompt.limits()}
+    if policy == "llama":
+        options["format"] = fmt or cfg.prompt.format
+    return policy, options
+
+
 def _bench(jobs: list[Any], out: Path, workers: int, policy: str) -> dict[str, Any]:
     """agent.bench.run_bench's output, with the jobs fanned out by training.fanout.
 
@@ -134,18 +163,7 @@ def run_eval(cfg: Any, run_dir: Path, gguf: Path | None, out_dir: Path | None = 
     results: dict[str, dict[str, Any]] = {}
     t0 = time.monotonic()
     for entry in ev.policies:
-        name, _, fmt = entry.partition("@")
-        if name in ("student", "base"):
-            # `base` is the untrained GGUF the student started from, under the same settings.
-            model = gguf if name == "student" else cfg.model.gguf
-            if not model:
-                raise ValueError("eval of `student` needs an exported GGUF (run the export stage or pass --model)")
-            options = {"model_path": str(model), "n_ctx": ev.n_ctx, "n_threads": 1, "max_tokens": ev.max_tokens,
-                       "seed": 0, "temperature": ev.temperature, "limits": cfg.prompt.limits(),
-                       "format": fmt or cfg.prompt.format}
-            policy = "llama"
-        else:
-            options, policy = {"seed": 0}, name
+        policy, options = policy_entry(entry, cfg, gguf)
         folder = out / entry.replace("@", "-")
         results[entry] = _bench(bench_jobs(designs, policy, options, ev, folder), folder, ev.jobs, policy)
         trajectories = read_trajectories(folder / "designs")

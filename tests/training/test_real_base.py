@@ -25,7 +25,7 @@ def test_smollm2_preset_starts_from_the_packaged_gguf() -> None:
     cfg = load_config(PRESETS / "smollm2-cpu.toml")
     assert cfg.model.kind == "gguf"
     assert cfg.model.gguf == "smollm2-135m"
-    assert cfg.eval.policies == ["student", "base", "random", "heuristic"]
+    assert cfg.eval.policies == ["student", "base", "random", "heuristic", "hybrid"]
     assert cfg.prompt.format == "program"
     assert cfg.sft.max_len == 4096
     with pytest.raises(ConfigError, match=r"model\.gguf"):

@@ -125,3 +125,24 @@ def test_the_command_reads_a_folder_of_trajectories(tmp_path: Path, capsys: pyte
     assert (out["trajectories"], out["rounds"], out["repeated"], out["gained"]) == (1, 1, 1, 0)
     assert "per_round" not in out
     assert main([]) == 2
+
+
+def test_eval_entries_that_run_a_model() -> None:
+    from training.config import ConfigError, load_config
+    from training.evaluate import policy_entry
+
+    presets = Path(__file__).resolve().parents[2] / "training" / "presets"
+    cfg = load_config(presets / "smollm2-cpu.toml", ['eval.policies=["student", "hybrid", "hybrid-base", "base@sv"]'])
+    student = Path("/models/student.gguf")
+    policy, options = policy_entry("hybrid", cfg, student)
+    assert (policy, options["model_path"]) == ("hybrid", str(student))
+    assert "format" not in options
+    policy, options = policy_entry("hybrid-base", cfg, student)
+    assert (policy, options["model_path"]) == ("hybrid", "smollm2-135m")
+    assert policy_entry("base@sv", cfg, None)[1]["format"] == "sv"
+    assert policy_entry("student", cfg, student)[1]["format"] == "program"
+    assert policy_entry("heuristic", cfg, student) == ("heuristic", {"seed": 0})
+    with pytest.raises(ValueError, match="needs an exported GGUF"):
+        policy_entry("hybrid", cfg, None)
+    with pytest.raises(ConfigError, match="hybrid-base"):
+        load_config(presets / "tiny.toml", ['eval.policies=["hybrid-base"]'])
