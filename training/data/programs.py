@@ -165,7 +165,10 @@ def teacher_programs(job: ProgramJob) -> list[dict[str, Any]]:
             "testbench": format_program(teacher), "state_program": format_program(weak),
             "state_status": prev.status if prev else "none", "state_overall": prev.overall if prev else 0.0})
     if job.search_pairs > 0:
-        out += search_records(design, target, grammar, prompts, limits, job, ran, run)
+        try:
+            out += search_records(design, target, grammar, prompts, limits, job, ran, run)
+        except Exception:  # a worker boundary: the pairs are extra, the run's other records stay
+            logger.warning("%s %s: search pairs failed", design.name, job.key, exc_info=True)
     if job.max_reply_chars > 0:
         out = [d for d in out if len(d["assistant"]) <= job.max_reply_chars]
     return out
