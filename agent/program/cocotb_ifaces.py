@@ -11,14 +11,14 @@ from prefixes).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent.program import cocotb_devices as dev
 from agent.program import cocotb_drivers as drv
 from agent.program import cocotb_hosts as hosts
 from agent.program import cocotb_responders as rsp
 from agent.program import sv_i2c
-from agent.program.cocotb_lib import MEMORY, PORTS, py_tuple
+from agent.program.cocotb_lib import MEMORY, PORTS, hex_tuple, py_tuple
 from agent.program.i2c import addresses_host
 from agent.program.iface import DRIVEN_ROLES
 from agent.program.interfaces import (
@@ -235,6 +235,13 @@ def _memory_args(r: Iface) -> str:
 
 def responder_plan(t: Target, r: Iface) -> DriverPlan:
     """A request interface of the design: cocotbext AxiRam/AxiLiteRam, or a hand-written responder."""
+    plan = _responder_plan(t, r)
+    if r.prologue:  # every memory responder's text has `start_with`
+        plan = replace(plan, factory=f"{plan.factory}.start_with({hex_tuple(r.prologue)})")
+    return plan
+
+
+def _responder_plan(t: Target, r: Iface) -> DriverPlan:
     driven = tuple(role for role in DRIVEN_ROLES.get(r.kind, ()) if role in r.roles)
     base = (MEMORY, rsp.RESPONDER_BASE)
     if r.kind == "axi_master":

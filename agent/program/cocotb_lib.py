@@ -366,8 +366,9 @@ class WritePort:
 
 MEMORY = '''
 
-def fill_memory(rng, fill, seed, dw, templates, fields):
-    """The words a responder's memory model holds (`<iface>_respond`'s fill loop, draw for draw)."""
+def fill_memory(rng, fill, seed, dw, templates, fields, prologue=()):
+    """The words a responder's memory model holds (`<iface>_respond`'s fill loop, draw for draw;
+    a decoded memory then starts with the `prologue`)."""
     rng.state = seed & MASK32
     mask = (1 << dw) - 1
     words = []
@@ -388,6 +389,8 @@ def fill_memory(rng, fill, seed, dw, templates, fields):
         else:
             word = k * max(1, dw // 8)
         words.append(word & mask)
+    if fill == 0:
+        words[:len(prologue)] = prologue[:MEM_WORDS]
     return words
 
 

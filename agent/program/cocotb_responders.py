@@ -27,6 +27,12 @@ class Responder:
         self.latency = 0
         self.regs = {role: 0 for role in driven}
         self.task = None
+        self.prologue = ()
+
+    def start_with(self, words):
+        """A decoded memory's first words (a RISC-V core's prologue, `isa.prologue`)."""
+        self.prologue = words
+        return self
 
     def index(self, addr):
         return (addr >> self.shift) % MEM_WORDS
@@ -42,7 +48,7 @@ class Responder:
 
     def start(self, fill, seed, latency):
         """`<iface>_respond(fill, seed, latency)`: fill the memory, then answer."""
-        self.words = fill_memory(self.bw.rng, fill, seed, self.dw, self.templates, self.fields)
+        self.words = fill_memory(self.bw.rng, fill, seed, self.dw, self.templates, self.fields, self.prologue)
         self.rng.state = seed & MASK32
         self.latency = latency
         self.restart()
@@ -394,9 +400,15 @@ class AxiRamResponder:
         self.rng = Rng()
         self.latency = 0
         self.task = None
+        self.prologue = ()
+
+    def start_with(self, words):
+        """A decoded memory's first words (a RISC-V core's prologue, `isa.prologue`)."""
+        self.prologue = words
+        return self
 
     def start(self, fill, seed, latency):
-        words = fill_memory(self.bw.rng, fill, seed, self.dw, self.templates, self.fields)
+        words = fill_memory(self.bw.rng, fill, seed, self.dw, self.templates, self.fields, self.prologue)
         self.ram.write(0, b"".join(w.to_bytes(self.dw // 8, "little") for w in words))
         self.rng.state = seed & MASK32
         self.latency = latency

@@ -118,6 +118,9 @@ class Iface:
     words: tuple[int, ...] = ()
     """Serial: byte values the design compares what it received with (a command parser's command
     bytes and operand limits), first seen first; () when the design has none or sits on a bus."""
+    prologue: tuple[int, ...] = ()
+    """Responders of a RISC-V core: the words a `fill=decode` memory starts with (`isa.prologue`:
+    every register written twice with random values, the trap and scratch CSRs from them)."""
     byte_lanes: int = 0
     """Buses: the number of byte lanes when the design decodes its one-hot `sel` into the low
     bits of a byte register's address (a 16550 on a 32-bit Wishbone bus); 0 when `sel` is a plain

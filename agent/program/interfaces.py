@@ -46,7 +46,7 @@ from agent.program.iface import (
     stream_payload_roles,
     word_addresses,
 )
-from agent.program.isa import with_isa
+from agent.program.isa import is_riscv, prologue, with_isa
 from agent.program.serial_timing import serial_periods
 from agent.program.spi import spi
 from sim.analysis.rtl_facts import Condition
@@ -136,6 +136,9 @@ def _apb(ports: PortGroups, prefix: str, mined: Mapping[str, Sequence[int]]) -> 
     bits, dbits = (addr.width if addr else 0), (data.width if data else 0)
     return Iface(clean_name(prefix), "apb", roles, dbits, bits, word_addresses(bits, dbits, mined.get(roles.get("addr", ""), ())))
 
+
+MEMORY_KINDS = ("mem", "split", "axi_master", "wb_master", "ahb_master", "avalon_host", "apb_master")
+"""Responders answered from a memory model: where a CPU's instructions come from."""
 
 AVALON_ROLES: tuple[tuple[str, str, str], ...] = (
     ("addr", "address", "input"), ("read", "read", "input"), ("write", "write", "input"),
@@ -447,9 +450,11 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
     known = templates or {}
     # A RISC-V core whose decoder the netlist hides behind its front end gets the ISA's encodings.
     literals = set(mined.get("*", ()))
+    riscv = is_riscv(literals)
     responders = [replace(r, slices=decoded.get(r.port("rdata"), ()),
                           templates=with_isa([as_mask(t) for t in known.get(r.port("rdata"), ())],
-                                             r.data_bits, literals) if r.port("rdata") else ())
+                                             r.data_bits, literals) if r.port("rdata") else (),
+                          prologue=prologue(r.data_bits, literals) if riscv and r.port("rdata") and r.kind in MEMORY_KINDS else ())
                   for r in responders]
     return Interfaces(tuple(buses), tuple(responders), tuple(streams), tuple(sinks), tuple(serials),
                       tuple(port_names))

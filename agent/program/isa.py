@@ -11,6 +11,7 @@ them, the operand fields left random.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Collection, Sequence
 
 MAJOR_OPCODES = (0x03, 0x0F, 0x13, 0x17, 0x23, 0x33, 0x37, 0x63, 0x67, 0x6F, 0x73)
@@ -80,3 +81,50 @@ def with_isa(mined: Sequence[tuple[int, int]], width: int, literals: Collection[
     if len(mined) >= FEW_TEMPLATES or not is_riscv(literals):
         return tuple(mined)
     return fetch_templates(width)
+
+
+PROLOGUE_CSRS = (0x305, 0x340, 0x341, 0x342, 0x343, 0x304, 0x302, 0x303, 0x105, 0x140, 0x141, 0x142, 0x143, 0x104)
+"""CSRs the prologue writes: mtvec, mscratch, mepc, mcause, mtval, mie, medeleg, mideleg and the
+supervisor ones (stvec .. sie). Not mstatus or satp: privilege and translation stay as reset left them."""
+
+PROLOGUE_SEED = 0x5EED
+"""Seed of the prologue's immediates (fixed: the same words in every testbench and its cocotb twin)."""
+
+
+def _prologue_instructions(csrs: Sequence[int] = PROLOGUE_CSRS) -> tuple[int, ...]:
+    rng = random.Random(PROLOGUE_SEED)
+    out: list[int] = []
+    for op in ("lui", "addi", "csr", "lui", "xori", "csr"):
+        if op == "csr":  # csrrw x0, csr, xN: the registers' values into the CSRs
+            base = 1 if len(out) < 100 else 16
+            out += [(csr << 20) | ((base + i) << 15) | (1 << 12) | 0x73 for i, csr in enumerate(csrs)]
+            continue
+        for rd in range(1, 32):
+            if op == "lui":
+                out.append((rng.getrandbits(20) << 12) | (rd << 7) | 0x37)
+            else:  # addi / xori xN, xN, imm: the low bits too
+                f3 = 0 if op == "addi" else 4
+                out.append((rng.getrandbits(12) << 20) | (rd << 15) | (f3 << 12) | (rd << 7) | 0x13)
+    return tuple(out)
+
+
+PROLOGUE = _prologue_instructions()
+"""A RISC-V core's first instructions: every register loaded (LUI, ADDI), the CSRs written from
+them, every register loaded again (LUI, XORI) so that each bit moves both ways, the CSRs again
+from other registers. Random words then follow, as before. (`prologue` leaves out the CSRs a
+design does not decode.)"""
+
+
+def prologue(width: int, literals: Collection[int] = PROLOGUE_CSRS) -> tuple[int, ...]:
+    """The prologue as fetch words of `width` bits (two instructions per 64-bit word; () below 32).
+
+    It writes only the CSRs among the design's `literals`: a core that does not decode a CSR
+    traps on it (picorv32 has none of them and halts on its first illegal instruction).
+    """
+    if width < 32:
+        return ()
+    csrs = tuple(c for c in PROLOGUE_CSRS if c in literals)
+    words = PROLOGUE if csrs == PROLOGUE_CSRS else _prologue_instructions(csrs)
+    lanes = width // 32
+    return tuple(sum(words[k + lane] << (32 * lane) for lane in range(lanes) if k + lane < len(words))
+                 for k in range(0, len(words), lanes))

@@ -50,6 +50,11 @@ def _fill_task(t: Target, r: Iface, dw: int) -> list[str]:
         lines.append(f"localparam logic [{width - 1}:0] BW_{n.upper()}_F{g} [{len(field_values)}] = '{{{lits}}};")
         pick = f"bw_w[{lsb} +: {width}] = BW_{n.upper()}_F{g}[bw_rand() % {len(field_values)}];"
         decode.append(pick if g == len(decode_order(r)) - 1 else f"if (bw_rand() % 5 != 0) {pick}")
+    # A RISC-V core's decoded memory starts with the prologue (`isa.prologue`), then random words.
+    pro = r.prologue[:MEM_WORDS]
+    if pro:
+        words = ", ".join(f"{dw}'h{w:x}" for w in pro)
+        lines.append(f"localparam logic [{dw - 1}:0] BW_{n.upper()}_PRO [{len(pro)}] = '{{{words}}};")
     return [
         *lines,
         f"task automatic {n}_respond(input int bw_fill, input int unsigned bw_seed, input int bw_lat);",
@@ -60,6 +65,8 @@ def _fill_task(t: Target, r: Iface, dw: int) -> list[str]:
         f"default: bw_w = {dw}'(bw_k * {max(1, dw // 8)}); endcase",
         f"    bw_{n}_mem[bw_k] = bw_w;",
         "  end",
+        *([f"  if (bw_fill == 0) for (int bw_k = 0; bw_k < {len(pro)}; bw_k++) bw_{n}_mem[bw_k] = BW_{n.upper()}_PRO[bw_k];"]
+          if pro else []),
         _arm(n),
         "endtask",
     ]

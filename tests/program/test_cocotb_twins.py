@@ -395,3 +395,24 @@ def test_apb_requesters_and_avalon_hosts_are_answered_alike(options: SimOptions,
         assert (toggles["errors[0]:0->1"] > 0) == (latency >= 3)  # a rough completer's PSLVERR was counted
     else:
         assert toggles["avm_readdatavalid:0->1"] >= 24  # eight reads a job, each answered
+
+
+def _with_prologue(t: Target) -> Target:
+    """`t` as a RISC-V core's: its memory starts with `isa.prologue` (ahb_cpu's literals do not make one)."""
+    from agent.program.isa import prologue
+
+    responders = tuple(replace(r, prologue=prologue(r.data_bits)) for r in t.interfaces.responders)
+    return replace(t, interfaces=replace(t.interfaces, responders=responders))
+
+
+@pytest.mark.simulator_required
+def test_a_decoded_memory_starts_with_the_prologue_in_both_renderings(options: SimOptions) -> None:
+    # The prologue's words are what the CPU fetches first (ahb_cpu decodes no LUI and traps on
+    # it, so its run differs from the one on random decodable words); cocotb and SV alike.
+    text = "reset 3\nrespond ahb fill=decode latency=0 seed=9\nhold 200\n"
+    sv, cocotb = run_twins("ahb_cpu", text, options, edit=_with_prologue)
+    plain, _ = run_twins("ahb_cpu", text, options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert toggle_counts(cocotb) == toggle_counts(sv)
+    assert toggle_counts(sv) != toggle_counts(plain)  # the first fetches differ from the random words'

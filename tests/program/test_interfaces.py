@@ -406,6 +406,29 @@ def test_a_riscv_core_whose_decoder_is_hidden_gets_the_isa_encodings() -> None:
     assert {v & 0xFFFFFFFF for _, v in wide} == {v for _, v in RV32}
 
 
+def test_a_riscv_cores_memory_starts_with_a_prologue_that_loads_every_register() -> None:
+    from agent.program.isa import MAJOR_OPCODES, PROLOGUE, PROLOGUE_CSRS, prologue
+
+    cpu = layout("cpu", ">clk >rst_n <HADDR[32] <HTRANS[2] <HWRITE <HWDATA[32] >HREADY >HRDATA[32]", {"rst_n": True})
+    (r,) = recognise(cpu, constants={"*": (*MAJOR_OPCODES, *PROLOGUE_CSRS, 5, 7)}).responders
+    assert r.prologue == PROLOGUE
+    # A core that decodes no CSR (picorv32) would trap on a CSR write: registers only.
+    (bare,) = recognise(cpu, constants={"*": (*MAJOR_OPCODES, 5, 7)}).responders
+    assert len(bare.prologue) == 4 * 31
+    assert all(w & 0x7F != 0x73 for w in bare.prologue)
+    assert recognise(cpu, constants={"*": (0x13, 0x33)}).responders[0].prologue == ()  # not a RISC-V core
+    opcode, rd = [w & 0x7F for w in PROLOGUE], [(w >> 7) & 0x1F for w in PROLOGUE]
+    lui = [k for k, op in enumerate(opcode) if op == 0x37]
+    assert sorted(rd[k] for k in lui) == sorted(list(range(1, 32)) * 2)  # every register loaded twice
+    assert len({PROLOGUE[k] >> 12 for k in lui}) > 50  # ... with different values
+    csrs = [w >> 20 for w, op in zip(PROLOGUE, opcode, strict=True) if op == 0x73]
+    assert csrs == list(PROLOGUE_CSRS) * 2
+    assert all((w >> 12) & 7 == 1 and rd == 0 for w, op, rd in zip(PROLOGUE, opcode, rd, strict=True) if op == 0x73)
+    wide = prologue(64)  # two instructions per fetch word, the first in the low half
+    assert len(wide) == (len(PROLOGUE) + 1) // 2
+    assert (wide[0] & 0xFFFFFFFF, wide[0] >> 32) == (PROLOGUE[0], PROLOGUE[1])
+
+
 def test_a_wishbone_slave_with_a_strobe_per_address_space_is_one_bus_per_strobe() -> None:
     # ZipCPU's wbqspiflash: the flash's memory on i_wb_data_stb, its registers on i_wb_ctrl_stb,
     # one cycle, address, data and acknowledge for both.
