@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from agent.heuristic import scenarios
 from agent.heuristic import steer as sr
 from agent.heuristic.blame import summarize_failures
 from agent.heuristic.corpus import (
@@ -77,9 +78,8 @@ SHRINK_SHARE = 0.15
 """Share of a proposal's simulator calls held back for shrinking the programs when the
 testbench would be longer than MAX_TB_LINES (otherwise the search gets them too)."""
 
-SEED_LABEL = "seeded program"
-"""Trial label of the programs `run_engine(seeds=...)` puts in the corpus (their gains are
-reported under it)."""
+SEED_LABEL = "scenario seeded program"
+"""Trial label of the programs `run_engine(seeds=...)` plays as openings (gains reported under it)."""
 
 TIMEOUT_RETRY = 3.0
 """A trial that hits its time limit runs once more with this many times the limit before it
@@ -262,8 +262,8 @@ def run_engine(
     coverage search gets part of the share and the rest goes to programs that kill the
     design's mutants (`mutation_objective.hunt`; at most `mutation_cap` mutants). `on_trial`
     sees every program the search runs and its result, in order (training reads the search's
-    states from it). `seeds` (a model's programs) join the corpus first, labelled SEED_LABEL,
-    and the search goes on from them.
+    states from it). `seeds` (a model's programs) are played as openings right after the
+    engine's first one (a budget of one trial still gets the engine's), labelled SEED_LABEL.
 
     The search's decisions depend only on the seed, the design and the call budget: the
     wall-clock deadline can stop it (the report says so), never steer it.
@@ -369,7 +369,10 @@ def run_engine(
     if initial and strategy != "random":
         search.continue_from(chapters(initial))
     if seeds and strategy != "random":
-        search.continue_from(seeds, label=SEED_LABEL, keep_openings=True)
+        if search.openings is None:  # what the first candidate would draw, drawn now
+            search.openings = scenarios.scenarios(search.rng, target, search.hints)
+        at = min(1, len(search.openings))
+        search.openings[at:at] = [(SEED_LABEL.removeprefix("scenario "), p) for p in seeds]
     # Search, but hold some calls back in case the programs need shrinking to stay readable.
     end = stop_at
     stop_at = end - int(coverage_share * SHRINK_SHARE) if strategy != "random" else end

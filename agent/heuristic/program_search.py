@@ -319,25 +319,20 @@ class ProgramSearch:
 
     # -- the loop ---------------------------------------------------------------------------
 
-    def continue_from(
-        self,
-        programs: Sequence[Program],
-        label: str = "continue from the current testbench",
-        keep_openings: bool = False,
-    ) -> None:
+    def continue_from(self, programs: Sequence[Program]) -> None:
         """Run the chapters of a testbench found before (one call each) and keep what they cover.
 
-        A refinement does not open with the scenarios again: the step that wrote this testbench
-        played them. `keep_openings`: programs from elsewhere (a model's) seed the corpus.
+        A refinement does not open with the scenarios again: the step that wrote this
+        testbench played them, and its kept programs are the better parents now.
         """
-        if programs and not keep_openings:
+        if programs:
             self.openings = []
         for program in programs:
             if self._stop():
                 return
             self.tried.add(format_program(program))
             self._record(
-                label,
+                "continue from the current testbench",
                 self.runner(program),
                 program,
                 None,

@@ -1,9 +1,10 @@
 """`hybrid`: the model writes a program, the engine searches from it (a model-seeded search).
 
 Each step asks the language model for a stimulus program (program mode, under the design's
-grammar), puts its chapters in the engine's corpus before the search (one simulator call
-each, from the same budget), and lets the built-in engine search on: its scenarios, then
-moves from every kept program, the model's included. The proposal is the engine's testbench.
+grammar) and hands its chapters to the built-in engine as openings, played right after the
+engine's own first one (one simulator call each, from the same budget: with a single trial
+the engine plays its own, as it would alone); kept, they are parents like any other program,
+and the search goes on from all of them. The proposal is the engine's testbench.
 Its usage says what the model brought: the points the model's programs reached first (that
 the state's testbench had not), the kept programs that are the model's and the points only
 they cover, named; a point a child of a model program reached later is counted as the
@@ -36,8 +37,8 @@ class Attribution:
     seeded: int
     """Programs the model contributed (its reply's chapters)."""
     first: frozenset[str]
-    """Points the model's programs reached that the state's testbench had not (first reached
-    by the model in this step; the engine may have reached them too, later)."""
+    """Points the model's programs reached before any program run earlier in this step (the
+    state's chapters, the engine's first opening); the engine may have reached them later."""
     only: frozenset[str]
     """Points of the final cover that only the model's kept programs cover (what the testbench
     would lose without them)."""
@@ -58,8 +59,9 @@ def attribute(ran: Sequence[tuple[Any, SimResult]], state: Sequence[Any], seeds:
               kept: Sequence[tuple[str, frozenset[str]]], seed_label: str) -> Attribution:
     """Split the final cover's points by where they were reached (pure).
 
-    `ran` is every (program, result) the engine ran, in order: the state's chapters (`state`)
-    first, then the seeds, then the search; `kept` is (label, covered points) of each kept program.
+    `ran` is every (program, result) the engine ran, in order: the state's chapters (`state`),
+    the engine's first opening, the seeds, then the search; `kept` is (label, covered points)
+    of each kept program.
     """
     from agent.heuristic.corpus import covered_keys
 
@@ -68,11 +70,15 @@ def attribute(ran: Sequence[tuple[Any, SimResult]], state: Sequence[Any], seeds:
                                    if r.status == Status.OK and any(p == q for q in programs)))
 
     before, model = union(state), union(seeds)
+    seed_runs = [k for k, (p, _) in enumerate(ran) if any(p == q for q in seeds)]
+    # Runs before the first seed's: the state's chapters and the engine's first opening.
+    earlier = frozenset().union(*(covered_keys(r) for _, r in ran[:seed_runs[0]] if r.status == Status.OK)) \
+        if seed_runs else model
     final = frozenset().union(*(keys for _, keys in kept))
     by_model = frozenset().union(*(keys for label, keys in kept if label == seed_label))
     by_others = frozenset().union(*(keys for label, keys in kept if label != seed_label))
     names = {p.key: point_name(p) for _, r in ran if r.report is not None for p in r.report.points}
-    return Attribution(len(seeds), model - before, by_model - by_others, final - before - model,
+    return Attribution(len(seeds), model - earlier, by_model - by_others, final - before - model,
                        sum(1 for label, _ in kept if label == seed_label), names)
 
 

@@ -21,15 +21,15 @@ def run_of(covered: str, total: str = "abcdefgh") -> SimResult:
 
 
 def test_points_are_split_by_where_they_were_reached() -> None:
-    state, seed1, seed2, child = ("state",), ("m1",), ("m2",), ("child",)
-    ran = [(state, run_of("ab")), (seed1, run_of("abc")), (seed2, run_of("ad")),
+    state, opening, seed1, seed2, child = ("state",), ("opening",), ("m1",), ("m2",), ("child",)
+    ran = [(state, run_of("ab")), (opening, run_of("ag")), (seed1, run_of("abcg")), (seed2, run_of("ad")),
            (child, run_of("abcdef")), (("broken",), SimResult(Status.RUNTIME_ERROR))]
     kept = [("continue", frozenset("ab")), ("seeded program", frozenset("abc")), ("extend", frozenset("abef"))]
     got = attribute(ran, [state], [seed1, seed2], kept, "seeded program")
     assert got.seeded == 2
-    assert got.first == frozenset("cd")        # `a`, `b` were the state's already
+    assert got.first == frozenset("cd")        # `a`, `b` were the state's, `g` the engine's opening's
     assert got.only == frozenset("c")          # only the kept model program covers `c`
-    assert got.engine == frozenset("ef")
+    assert got.engine == frozenset("ef")       # `g` the model reached too, after the opening
     assert got.kept_programs == 1
     assert got.names["c"] == "d.sv:2 [line] block"
     none = attribute(ran[:1], [state], [], [("continue", frozenset("ab"))], "seeded program")
