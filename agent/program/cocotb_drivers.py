@@ -117,10 +117,10 @@ class WishboneMaster:
 '''
 """Wishbone master (no cocotb extension for Wishbone is installed)."""
 
-APB = '''
+HAND = '''
 
-class ApbHandMaster:
-    """`bus_write`/`bus_read` on an APB slave: setup step, then enable until pready."""
+class HandMaster:
+    """`bus_write`/`bus_read` as one `xfer(w, addr, data, strb)` (the SV task's `<bus>_xfer`)."""
 
     def __init__(self, bw, roles):
         self.bw = bw
@@ -131,6 +131,13 @@ class ApbHandMaster:
 
     async def read(self, addr, strb):
         await self.xfer(0, addr, 0, strb)
+'''
+"""What the hand-written APB and Avalon-MM masters share."""
+
+APB = '''
+
+class ApbHandMaster(HandMaster):
+    """`bus_write`/`bus_read` on an APB slave: setup step, then enable until pready."""
 
     async def xfer(self, w, addr, data, strb):
         bw, r = self.bw, self.roles
@@ -202,18 +209,8 @@ class AhbHandMaster:
 
 AVALON = '''
 
-class AvalonHandMaster:
+class AvalonHandMaster(HandMaster):
     """`bus_write`/`bus_read` on an Avalon-MM agent: read or write until waitrequest lets it through."""
-
-    def __init__(self, bw, roles):
-        self.bw = bw
-        self.roles = roles
-
-    async def write(self, addr, data, strb):
-        await self.xfer(1, addr, data, strb)
-
-    async def read(self, addr, strb):
-        await self.xfer(0, addr, 0, strb)
 
     async def xfer(self, w, addr, data, strb):
         bw, r = self.bw, self.roles

@@ -160,11 +160,11 @@ def bus_plan(t: Target, bus: Iface) -> DriverPlan:
         size = max(0, (dw // 8).bit_length() - 1)
         return DriverPlan(bus.name, f"AxiLiteHandMaster(bw, {_roles(bus)}, {size})", (drv.AXIL,))
     if bus.kind == "apb":
-        return DriverPlan(bus.name, f"ApbHandMaster(bw, {_roles(bus)})", (drv.APB,))
+        return DriverPlan(bus.name, f"ApbHandMaster(bw, {_roles(bus)})", (drv.HAND, drv.APB))
     if bus.kind == "ahb":
         return DriverPlan(bus.name, f"AhbHandMaster(bw, {_roles(bus)}, {max(1, dw // 8)}, {size_code(dw)})", (drv.AHB,))
     if bus.kind == "avalon":
-        return DriverPlan(bus.name, f"AvalonHandMaster(bw, {_roles(bus)})", (drv.AVALON,))
+        return DriverPlan(bus.name, f"AvalonHandMaster(bw, {_roles(bus)})", (drv.HAND, drv.AVALON))
     lanes = f", lanes={bus.byte_lanes}" if bus.byte_lanes else ""
     return DriverPlan(bus.name, f"WishboneMaster(bw, {_roles(bus)}{lanes})", (drv.WISHBONE,))
 
