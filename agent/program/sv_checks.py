@@ -66,7 +66,9 @@ class Checks:
     outputs: tuple[str, ...]
     """Outputs folded into signatures, in order."""
     expected: tuple[tuple[int, ...], ...] = ()
-    """Per phase, the recorded signature of each output; () renders the recording form."""
+    """Per phase, the recorded signature of each output, then (recorded since values are) each
+    output's low 32 bits at the phase's end, which a failed check prints beside its own; ()
+    renders the recording form. A row of signatures only is a testbench recorded before."""
     left_out: tuple[tuple[str, str], ...] = ()
     """(output, why it is not checked)."""
     reads: tuple[int | None, ...] = ()
@@ -80,6 +82,11 @@ class Checks:
     def recording(self) -> bool:
         """True for the form that records instead of comparing."""
         return not self.expected
+
+    @property
+    def with_values(self) -> bool:
+        """True when the rows carry the outputs' values at each phase's end (and when recording)."""
+        return not self.expected or len(self.expected[0]) == 2 * len(self.outputs)
 
 
 def plan(t: Target) -> Checks:
@@ -104,11 +111,14 @@ def lines(t: Target, checks: Checks, phases: int) -> list[str]:
     widths = {s.name: s.width for s in t.layout.ports}
     fold = " ".join(f"bw_sig[{i}] = bw_fold(bw_sig[{i}], {min(widths.get(o, 1), 1024)}, 1024'({o}));"
                     for i, o in enumerate(checks.outputs))
+    if checks.with_values:  # each output's low 32 bits as last sampled, for a failed check to print
+        fold += " " + " ".join(f"bw_now[{i}] = 32'({o});" for i, o in enumerate(checks.outputs))
     out = [
         "// Checks: every output folded into a signature on each clock, compared per phase with the run",
         "// that produced this testbench's coverage (regenerate the testbench to accept new behaviour).",
         f"string bw_out_names [{n}] = '{{{names}}};",
-        f"int unsigned bw_sig [{n}]; int bw_checks = 0, bw_mismatches = 0;",
+        f"int unsigned bw_sig [{n}]; int bw_checks = 0, bw_mismatches = 0;"
+        + (f" int unsigned bw_now [{n}];" if checks.with_values else ""),
         "function automatic int unsigned bw_fold(input int unsigned bw_s, input int bw_n, input logic [1023:0] bw_v);",
         "  for (int bw_c = 0; bw_c < bw_n; bw_c += 32) begin bw_s = (bw_s ^ bw_v[bw_c +: 32]) * 32'h01000193; "
         "bw_s ^= bw_s >> 15; end",
@@ -125,27 +135,33 @@ def lines(t: Target, checks: Checks, phases: int) -> list[str]:
                  'else $write(" %h", bw_read_got[bw_k]); $write("\\n");'] if r else []
         return [
             *out,
-            f"int unsigned bw_rec [{p}][{n}];",
+            f"int unsigned bw_rec [{p}][{2 * n}];",
             "task automatic bw_check(input int bw_ph);",
-            f"  for (int bw_i = 0; bw_i < {n}; bw_i++) begin bw_rec[bw_ph][bw_i] = bw_sig[bw_i]; bw_sig[bw_i] = 0; end",
+            f"  for (int bw_i = 0; bw_i < {n}; bw_i++) begin bw_rec[bw_ph][bw_i] = bw_sig[bw_i]; "
+            f"bw_rec[bw_ph][{n} + bw_i] = bw_now[bw_i]; bw_sig[bw_i] = 0; end",
             "endtask",
             "task automatic bw_checks_done();",
             *reads,
             f'  for (int bw_k = 0; bw_k < {p}; bw_k++) begin $write("{SIG_TAG} %0d", bw_k); '
-            f'for (int bw_i = 0; bw_i < {n}; bw_i++) $write(" %h", bw_rec[bw_k][bw_i]); $write("\\n"); end',
+            f'for (int bw_i = 0; bw_i < {2 * n}; bw_i++) $write(" %h", bw_rec[bw_k][bw_i]); $write("\\n"); end',
             "endtask",
         ]
     rows = ", ".join("'{" + ", ".join(hexlit(32, v) for v in row) + "}" for row in checks.expected)
+    width = len(checks.expected[0]) if checks.expected else n
+    said = (f'      $display("{MISMATCH_TAG} phase %0d: output %s differs from the recorded run (signature %h, was %h; '
+            'at the phase\'s end %h, the recorded run %h) at %0t", bw_ph + 1, bw_out_names[bw_i], bw_sig[bw_i], '
+            f'BW_EXPECT[bw_ph][bw_i], bw_now[bw_i], BW_EXPECT[bw_ph][{n} + bw_i], $time);' if checks.with_values else
+            f'      $display("{MISMATCH_TAG} phase %0d: output %s differs from the recorded run (signature %h, was %h) '
+            'at %0t", bw_ph + 1, bw_out_names[bw_i], bw_sig[bw_i], BW_EXPECT[bw_ph][bw_i], $time);')
     return [
         *out,
-        f"localparam int unsigned BW_EXPECT [{p}][{n}] = '{{{rows}}};",
+        f"localparam int unsigned BW_EXPECT [{p}][{width}] = '{{{rows}}};",
         "task automatic bw_check(input int bw_ph);",
         f"  for (int bw_i = 0; bw_i < {n}; bw_i++) begin",
         "    bw_checks++;",
         "    if (bw_sig[bw_i] != BW_EXPECT[bw_ph][bw_i]) begin",
         "      bw_mismatches++;",
-        f'      $display("{MISMATCH_TAG} phase %0d: output %s differs from the recorded run (signature %h, was %h) '
-        'at %0t", bw_ph + 1, bw_out_names[bw_i], bw_sig[bw_i], BW_EXPECT[bw_ph][bw_i], $time);',
+        said,
         "    end",
         "    bw_sig[bw_i] = 0;",
         "  end",
@@ -279,7 +295,8 @@ def read_checks(tb_text: str) -> Checks | None:
     outputs = tuple(re.findall(r'"([^"]+)"', names.group(1)))
     expected = tuple(tuple(int(v, 16) for v in re.findall(r"32'h([0-9a-fA-F]+)", row))
                      for row in re.findall(r"'\{([^{}]*)\}", rows.group(1)))
-    if not expected or any(len(row) != len(outputs) for row in expected):
+    if not expected or any(len(row) not in (len(outputs), 2 * len(outputs)) for row in expected) \
+            or len({len(row) for row in expected}) > 1:
         return None
     reads: dict[int, int | None] = {}
     calls = sorted([(m.start(), m.group(1), int(m.group(3)), [m.group(4)], False) for m in _READ_IS.finditer(tb_text)] +
@@ -341,13 +358,16 @@ def mismatched_reads(log: str, tb_text: str) -> dict[str, str]:
 
 
 def parse_signatures(log: str, phases: int, outputs: int) -> tuple[tuple[int, ...], ...] | None:
-    """The recorded signatures of a recording run's log, or None when a phase's line is missing or malformed."""
+    """The recorded rows of a recording run's log, or None when a phase's line is missing or malformed.
+
+    A row holds the phase's signatures, then (since they are recorded) the values at its end.
+    """
     found: dict[int, tuple[int, ...]] = {}
     for line in log.splitlines():
         m = re.match(rf"^{SIG_TAG} (\d+)((?: [0-9a-fA-F]{{8}})*)\s*$", line.strip())
         if m:
             values = tuple(int(v, 16) for v in m.group(2).split())
-            if len(values) == outputs:
+            if len(values) in (outputs, 2 * outputs):  # signatures, then (recorded since) the values
                 found[int(m.group(1))] = values
     if any(k not in found for k in range(phases)):
         return None

@@ -59,6 +59,8 @@ def test_the_kept_testbench_checks_every_output_and_fails_after_a_behaviour_chan
     assert edited.status == Status.OK
     assert edited.coverage is not None
     assert "output unlocked differs from the recorded run" in edited.log_tail
+    # ... with its value at the phase's end beside the recorded one (1 bit: 0 now, 1 recorded)
+    assert "at the phase's end 00000000, the recorded run 00000001" in edited.log_tail
     counted = summary(edited.log_tail)
     assert counted is not None
     assert counted[1] >= 1  # (checks, mismatches)

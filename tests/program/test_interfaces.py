@@ -384,6 +384,21 @@ def test_check_records_are_read_back_exactly_and_refused_when_incomplete() -> No
     assert chk.mismatches(run) == ["phase 2: output o differs from the recorded run (signature 1, was 2) at 40"]
     assert chk.phase_count(0) == 1
     assert chk.phase_count(100) == chk.MAX_PHASES
+    # Rows carry the values at each phase's end after the signatures; a testbench recorded
+    # before they were (signatures only) still reads back, and is checked as it was.
+    assert chk.parse_signatures("BW-SIG 0 00000001 00000002 00000003 00000004\n", 1, 2) == ((1, 2, 3, 4),)
+    assert chk.Checks(("a", "b"), expected=((1, 2, 3, 4),)).with_values
+    assert not chk.Checks(("a", "b"), expected=((1, 2),)).with_values
+    names = 'string bw_out_names [2] = \'{"a", "b"};'
+    def table(rows: str) -> str:
+        return f"{names}\nlocalparam int unsigned BW_EXPECT [2][4] = \'{{{rows}}};\n"
+    new = chk.read_checks(table("'{32'h1, 32'h2, 32'h3, 32'h4}, '{32'h5, 32'h6, 32'h7, 32'h8}"))
+    assert new is not None
+    assert new.expected == ((1, 2, 3, 4), (5, 6, 7, 8))
+    old = chk.read_checks(table("'{32'h1, 32'h2}, '{32'h5, 32'h6}"))
+    assert old is not None
+    assert old.expected == ((1, 2), (5, 6))
+    assert chk.read_checks(table("'{32'h1, 32'h2}, '{32'h5, 32'h6, 32'h7, 32'h8}")) is None  # rows of two kinds
 
 
 def test_a_riscv_core_whose_decoder_is_hidden_gets_the_isa_encodings() -> None:
