@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent.program.iface import Iface
+from agent.program.iface import Iface, split_name
 from agent.program.sv_common import clock_of, reset_active
 from agent.program.target import Target
 
@@ -83,12 +83,29 @@ def _channels(i: Iface) -> list[tuple[str, str, str, tuple[str, ...]]]:
     return []
 
 
+MASTER_KINDS = ("axi_master", "wb_master", "ahb_master", "apb_master", "avalon_host", "mem")
+"""Bus masters whose requests may be forwarded from an input of the same protocol."""
+
+
+def forwards(t: Target, i: Iface, request: str) -> bool:
+    """Whether the design also takes `request`s of this protocol on its inputs (an arbiter, an interconnect).
+
+    Its request then follows inputs the testbench drives at random, not the protocol, and a
+    payload that moves is the testbench's doing (wbarbiter's o_adr): no rule for it.
+    """
+    if i.kind not in MASTER_KINDS:
+        return False
+    own = set(i.roles.values())
+    role = split_name(i.port(request), "output")[1]
+    return any(split_name(f.name, "input")[1] == role for f in t.fields if f.name not in own)
+
+
 def rules(t: Target, i: Iface) -> list[Rule]:
     """The rules the design's side of interface `i` must keep."""
     inst = t.layout.instance
     out: list[Rule] = []
     for label, request, taken, payload in _channels(i):
-        if not i.port(request) or not i.port(taken.lstrip("!")):
+        if not i.port(request) or not i.port(taken.lstrip("!")) or forwards(t, i, request):
             continue
         head = f"{label}: " if label else ""
         # `!stall`: the request is taken on an edge where STALL is low

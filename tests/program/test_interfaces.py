@@ -213,6 +213,27 @@ def test_apb_requesters_and_avalon_hosts_are_answered() -> None:
     assert not recognise(dma).buses
 
 
+def test_an_interconnect_that_forwards_requests_gets_no_rules_for_them() -> None:
+    from agent.program.sv_monitors import rules
+    from agent.program.target import Target
+
+    # wb2axip's wbarbiter passes a request of i_a_/i_b_ (which random inputs drive) on to o_:
+    # a payload that moves while stalled is then the testbench's doing, not the design's.
+    ports = (">i_clk >i_reset >i_a_cyc >i_a_stb >i_a_we >i_a_adr[32] >i_a_dat[32] >i_a_sel[4] <o_a_ack <o_a_stall "
+             "<o_a_err <o_cyc <o_stb <o_we <o_adr[32] <o_dat[32] <o_sel[4] >i_ack >i_stall >i_err >i_data[32]")
+    arbiter = layout("wbarbiter", ports, {"i_reset": False}, "i_clk")
+    t = Target(arbiter, recognise(arbiter))
+    (master,) = t.interfaces.responders
+    assert master.kind == "wb_master"
+    assert rules(t, master) == []
+    # A master that makes its own requests keeps its rules.
+    summer = layout("wb_sum", ">i_clk >i_reset >i_start <o_wb_cyc <o_wb_stb <o_wb_we <o_wb_addr[8] <o_wb_data[32] "
+                    "<o_wb_sel[4] >i_wb_stall >i_wb_ack >i_wb_data[32]", {"i_reset": False}, "i_clk")
+    t = Target(summer, recognise(summer))
+    assert [r.name for r in rules(t, t.interfaces.responders[0])] == [
+        "o_wb_stb withdrawn while i_wb_stall", "o_wb_addr/o_wb_we/o_wb_data/o_wb_sel changed while o_wb_stb && i_wb_stall"]
+
+
 def test_as_mask_lays_fields_over_each_other() -> None:
     assert as_mask(((0, 7, 0x33), (12, 3, 5), (25, 7, 0x20))) == (0xFE00707F, 0x40005033)
 
