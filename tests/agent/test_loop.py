@@ -136,3 +136,24 @@ def test_cocotb_companion_reproduces_sv_coverage(tmp_path: Path) -> None:
     assert res.status is Status.OK, res.detail + res.log_tail[-1500:]
     assert ep.best_result is not None
     assert res.overall == pytest.approx(ep.best_result.overall, abs=2.0)
+
+
+@pytest.mark.simulator_required
+def test_every_round_of_an_episode_records_its_checks(tmp_path: Path) -> None:
+    """Every round's testbench checks: ties go to the newer testbench, which must check as the first did.
+
+    (In a `bench --mutation --sim-calls 100` run, wbarbiter's rounds 1-3 spent their whole share
+    and kept no checks; the engine now records them with a call of the budget's. This budget
+    does not reproduce that case: the test guards the property, not that fix.)
+    """
+    folder = ROOT.parent / "shared" / "benchmarks" / "public" / "wb2axip__wbarbiter"
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is not here")
+    design = load_design(folder)
+    opts = SimOptions(cache_dir=tmp_path / "cache")
+    ep = run_episode(design, get_policy("heuristic", seed=0, sim_options=opts),
+                     AgentConfig(max_sim_calls=100, refinements=3, early_stop=False, sim=opts))
+    assert len(ep.steps) == 4
+    assert all("BW_EXPECT" in step.testbench for step in ep.steps)
+    assert ep.best_testbench is not None
+    assert "BW_EXPECT" in ep.best_testbench
