@@ -438,10 +438,10 @@ def run_engine(
         return render_final(target, result, program, strategy, design, starts, checks)
 
     tb, recording, checked = render(None), None, "no checks: no simulator call left to record them"
-    # The share is a plan, the budget the limit: a search that used its whole share (a
-    # refinement round's) still records its checks with a call of the budget's, or an
-    # episode's later testbench of equal coverage would replace one that checks.
-    if budget.sim_calls > (1 if verify else 0) and calls <= share:
+    # The share is a plan, the budget the limit: a search whose programs and witnesses used its
+    # whole share (a refinement round's) still records its checks with a call of the budget's,
+    # or an episode's later testbench of equal coverage would replace one that checks.
+    if budget.sim_calls > (1 if verify else 0):
         calls += 1
         budget.spend(1)
         tb, recording, checked = with_checks(design, render, target, chk.phase_count(len(result.entries)), options)

@@ -142,9 +142,10 @@ def test_cocotb_companion_reproduces_sv_coverage(tmp_path: Path) -> None:
 def test_every_round_of_an_episode_records_its_checks(tmp_path: Path) -> None:
     """Every round's testbench checks: ties go to the newer testbench, which must check as the first did.
 
-    (In a `bench --mutation --sim-calls 100` run, wbarbiter's rounds 1-3 spent their whole share
-    and kept no checks; the engine now records them with a call of the budget's. This budget
-    does not reproduce that case: the test guards the property, not that fix.)
+    (In a `bench --sim-calls 100` run, wbarbiter's rounds 1-3 spent their whole share on a
+    witness program and kept no checks; the engine now records them with a call of the budget's.
+    Since that witness (a false alarm) is gone, this budget no longer reproduces the case: the
+    test guards the property, not that fix.)
     """
     folder = ROOT.parent / "shared" / "benchmarks" / "public" / "wb2axip__wbarbiter"
     if not folder.is_dir():
