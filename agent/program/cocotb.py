@@ -318,7 +318,7 @@ def render_cocotb(t: Target, program: Program, *, title: str = "", checked: bool
             '"""', ""]
     lines = [*head, *_imports(used, found, checked), section("the design"), *_design(t, used)]
     if checked:
-        lines += ["", *cocotb_checks.tables(plan)]
+        lines += ["", *cocotb_checks.tables(plan, {s.name for s in t.layout.ports if s.dims})]
     lines += [section("runtime: random source, field values, operations") + CORE.rstrip("\n")]
     if found:
         lines.append(METHODS.rstrip("\n"))  # more methods of CORE's `Bench`

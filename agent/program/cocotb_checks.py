@@ -18,6 +18,7 @@ updates, so its signatures differ), and outputs left out of the SV checks are le
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from agent.program.sv_checks import MISMATCH_TAG, SUMMARY_TAG, Checks
 
@@ -112,11 +113,17 @@ def now_ns():
 """The runtime of the checks (needs `CHECKED`, `EXPECTED`, `MASK32`, `PERIOD_NS`, `read` and the triggers)."""
 
 
-def tables(checks: Checks) -> list[str]:
-    """`CHECKED` (the outputs, in order), what is left out and why, and `EXPECTED` in its recording form."""
-    names = ", ".join(repr(o) for o in checks.outputs)
-    lines = [f"CHECKED = ({names}{',' if len(checks.outputs) == 1 else ''})"]
+def tables(checks: Checks, arrays: Collection[str] = ()) -> list[str]:
+    """`CHECKED` (the outputs, in order), what is left out and why, and `EXPECTED` in its recording form.
+
+    `arrays`: unpacked array outputs, left to the SV testbench's checks (here one handle per element).
+    """
+    checked = [o for o in checks.outputs if o not in arrays]
+    names = ", ".join(repr(o) for o in checked)
+    lines = [f"CHECKED = ({names}{',' if len(checked) == 1 else ''})"]
     lines += [f"# not checked: {name} ({why})" for name, why in checks.left_out]
+    lines += [f"# not checked: {name} (an unpacked array: the SV testbench checks it)" for name in checks.outputs
+              if name in arrays]
     return [*lines, RECORDING]
 
 

@@ -17,7 +17,8 @@ is kept with `'x` and not compared. A difference prints
 the read, the address, what came back and what the recording had. The recording run prints
 every read's data in one `BW-READS` line when it finishes (`parse_reads`).
 
-Left out, each with its reason: outputs that are unpacked arrays.
+An unpacked array output is folded element by element (its value at a phase's end is its first
+element's).
 """
 
 from __future__ import annotations
@@ -91,15 +92,8 @@ class Checks:
 
 def plan(t: Target) -> Checks:
     """The outputs a testbench of `t` checks, and those it leaves out with the reason."""
-    outputs, left = [], []
-    for s in t.layout.ports:
-        if s.direction != "output":
-            continue
-        if s.dims:
-            left.append((s.name, "an unpacked array"))
-        else:
-            outputs.append(s.name)
-    return Checks(tuple(outputs), left_out=tuple(left))
+    outputs = [s.name for s in t.layout.ports if s.direction == "output"]
+    return Checks(tuple(outputs))
 
 
 def lines(t: Target, checks: Checks, phases: int) -> list[str]:
@@ -109,10 +103,19 @@ def lines(t: Target, checks: Checks, phases: int) -> list[str]:
         return ["task automatic bw_check(input int bw_ph); endtask", "task automatic bw_checks_done(); endtask"]
     names = ", ".join(f'"{o}"' for o in checks.outputs)
     widths = {s.name: s.width for s in t.layout.ports}
-    fold = " ".join(f"bw_sig[{i}] = bw_fold(bw_sig[{i}], {min(widths.get(o, 1), 1024)}, 1024'({o}));"
-                    for i, o in enumerate(checks.outputs))
-    if checks.with_values:  # each output's low 32 bits as last sampled, for a failed check to print
-        fold += " " + " ".join(f"bw_now[{i}] = 32'({o});" for i, o in enumerate(checks.outputs))
+    dims = {s.name: s.dims for s in t.layout.ports}
+
+    def one(i: int, o: str) -> str:  # an unpacked array is folded element by element
+        d = dims.get(o, ())
+        loop = ", ".join(f"bw_d{k}" for k in range(len(d)))
+        element = o + "".join(f"[bw_d{k}]" for k in range(len(d)))
+        fold1 = f"bw_sig[{i}] = bw_fold(bw_sig[{i}], {min(widths.get(o, 1), 1024)}, 1024'({element}));"
+        return f"foreach ({o}[{loop}]) {fold1}" if d else fold1
+
+    fold = " ".join(one(i, o) for i, o in enumerate(checks.outputs))
+    if checks.with_values:  # each output's low 32 bits as last sampled (an array's first element)
+        fold += " " + " ".join(f"bw_now[{i}] = 32'({o}{'[0]' * len(dims.get(o, ()))});"
+                               for i, o in enumerate(checks.outputs))
     out = [
         "// Checks: every output folded into a signature on each clock, compared per phase with the run",
         "// that produced this testbench's coverage (regenerate the testbench to accept new behaviour).",

@@ -289,3 +289,19 @@ def test_a_combinational_designs_testbench_checks_its_outputs_too() -> None:
     assert not checked.error, checked.error
     assert len(checked.killed) > 0
     assert set(checked.failed_runs) == set(checked.killed)  # every mutant the stimulus reveals, its checks notice
+
+
+def test_an_unpacked_array_output_is_checked_element_by_element() -> None:
+    # array_out (Apache-2.0): a shift register's taps are an unpacked array output; a mutant that
+    # changes only the taps fails the testbench itself.
+    design = load_design(DATA / "array_out")
+    tb, rep = run_engine(design, strategy="heuristic", budget=Budget(15, time.monotonic() + 300), seed=0)
+    assert "foreach (taps[bw_d0])" in tb
+    assert rep.final is not None
+    counted = summary(rep.final.log_tail)
+    assert counted is not None
+    assert counted[1] == 0
+    checked = analyse_sv(design, tb, cap=12)
+    assert not checked.error, checked.error
+    assert len(checked.killed) > 0
+    assert set(checked.failed_runs) == set(checked.killed)
