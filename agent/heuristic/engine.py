@@ -403,7 +403,9 @@ def run_engine(
                 budget.sim_calls <= final_calls or calls >= coverage_share - final_calls
             ),
         )
-        if assembled is not None and assembled.coverage is not None:
+        if not program.ops:  # every chained run failed (timeouts on a loaded machine): the cover unchained
+            program = result.program
+        elif assembled is not None and assembled.coverage is not None:
             result = replace(result, entries=tuple(e for _, e in kept), keys=covered_keys(assembled))
             starts = tuple(at for at, _ in kept)
     hunted = ""
