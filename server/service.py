@@ -265,14 +265,14 @@ async def _resimulate_later(ls: BenchwrightServer, uri: str, key: str) -> None:
 def make_policy(settings: Settings, options: SimOptions) -> Any:
     """The configured policy (heavy backends are imported only here)."""
     pol = settings.policy
+    local_model = {"model_path": pol.model_path, "n_ctx": pol.context_size, "n_threads": pol.threads or None,
+                   "max_tokens": pol.max_tokens}
     if pol.backend == "llama":
-        return get_policy("llama", model_path=pol.model_path, n_ctx=pol.context_size,
-                          n_threads=pol.threads or None, max_tokens=pol.max_tokens, format=pol.format)
+        return get_policy("llama", **local_model, format=pol.format)
     if pol.backend == "hybrid":
         # The model's programs seed the built-in engine's search, which judges them with the
         # editor's simulator options like the heuristic backend.
-        return get_policy("hybrid", model_path=pol.model_path, n_ctx=pol.context_size,
-                          n_threads=pol.threads or None, max_tokens=pol.max_tokens, sim_options=options)
+        return get_policy("hybrid", **local_model, sim_options=options)
     if pol.backend == "openai":
         return get_policy("openai", base_url=pol.openai_base_url or None, model=pol.openai_model or "default",
                           max_tokens=pol.max_tokens, format=pol.format)
