@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 from agent.heuristic.moves import seed, trim
+from agent.heuristic.sd_sessions import sd_command_sessions
 from agent.program.i2c import addresses_host
 from agent.program.iface import DEVICE_KINDS, Iface
 from agent.program.ops import Program, op
@@ -21,7 +22,6 @@ card over SPI at a quarter of the clock takes about 17,000)."""
 
 DEVICE_SESSIONS = 6
 """Random commands per device session scenario."""
-
 
 def with_devices(rng: random.Random, t: Target, programs: list[tuple[str, Program]]) -> list[tuple[str, Program]]:
     """Every scenario again with each device on the lines answering after the first reset.
@@ -45,6 +45,7 @@ def with_devices(rng: random.Random, t: Target, programs: list[tuple[str, Progra
                 ops += [op("random", 1, seed(rng), pal=50, keep=0), op("hold", DEVICE_SESSION)]
             out.append((f"{d.name} device sessions, latency {latency}", Program(tuple(ops))))
         out += _addressed_sessions(rng, t, d)
+        out += sd_command_sessions(t, d)
     return out
 
 

@@ -420,6 +420,8 @@ class SpiDevice(Responder):
 
     def sd_byte(self):
         rx = self.rx
+        if self.wst == W_TOKEN and rx >> 6 == 1:  # a command instead of a data token: the write is given up
+            self.wst = W_NONE
         if self.wst == W_TOKEN:
             if rx == 0xFE or (self.multiw and rx == 0xFC):
                 self.wst, self.wcnt = W_DATA, self.block
@@ -440,6 +442,8 @@ class SpiDevice(Responder):
         elif self.ci == 0:
             if rx >> 6 == 1:
                 self.cmd, self.ci = rx & 0x3F, 1
+                if O_GAP <= self.oph <= O_CRC:  # a command frame ends a block being sent
+                    self.oph, self.dlen, self.multi = O_IDLE, 0, False
         elif self.ci < 5:
             self.arg = ((self.arg << 8) | rx) & 0xFFFFFFFF
             self.ci += 1
@@ -484,6 +488,8 @@ class SpiDevice(Responder):
             if self.ocnt == 0:
                 self.oph, self.ocnt = O_CRC, 2
         elif oph == O_CRC:
+            if self.ocnt == 2 and self.draw(8) == 1:  # a rough card spoils one block in eight
+                self.crc ^= 0x0001
             self.nxt = self.crc >> 8 if self.ocnt == 2 else self.crc & 0xFF
             self.ocnt -= 1
             if self.ocnt == 0:

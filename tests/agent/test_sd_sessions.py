@@ -1,0 +1,43 @@
+"""The SD-card sessions' pure parts: flag patterns, their sessions, the initialisation sequence."""
+
+from __future__ import annotations
+
+from agent.heuristic import sd_sessions as sd
+from agent.program.ops import Program
+from agent.program.text import format_program
+
+
+def test_flag_words_are_each_bit_then_each_pair_above_the_index_byte() -> None:
+    words = sd.flag_words(32)
+    assert words[:5] == [0x100, 0x200, 0x400, 0x800, 0x1000]
+    assert len(words) == 5 + 10
+    assert len(set(words)) == 15
+    assert all(w & 0xFF == 0 and bin(w).count("1") in (1, 2) for w in words)
+    assert sd.flag_words(8) == []  # an 8-bit register has no bits above its index byte
+
+
+def test_read_sessions_cover_every_pattern_once_within_the_session_size() -> None:
+    sessions = sd.read_sessions(32)
+    assert sorted(w for s in sessions for w in s) == sorted(sd.flag_words(32))
+    assert all(len(s) <= sd.PATTERNS_PER_SESSION for s in sessions)
+
+
+def test_every_write_session_shares_one_bit_so_a_direction_bit_is_never_contradicted() -> None:
+    sessions = sd.write_sessions(32)
+    assert len(sessions) == 5
+    for s in sessions:
+        assert all(w & s[0] for w in s)  # the session's bit is in every pattern
+        assert len(s) == 5
+    # ZipCPU sdspi's block write (FIFO bit 11 + write bit 10) is in the bit-10 session, whose
+    # patterns never ask for a read (bit 11 without bit 10), which would hang the controller.
+    assert 0xC00 in sessions[2]
+    assert 0x800 not in sessions[2]
+
+
+def test_initialisation_is_cmd0_cmd8_then_app_command_pairs_then_cmd58() -> None:
+    ops = sd.initialisation("wb", 0, sd.CLEAR_BITS)
+    text = format_program(Program(tuple(ops)))
+    assert text.index("0xe040") < text.index("0xe048") < text.index("repeat 3") < text.index("0xe07a")
+    pair = ops[4]
+    assert pair.name == "repeat"
+    assert [o.num("data") for o in pair.body if o.name == "bus_write"] == [0xE077, 0xE069]  # CMD55, ACMD41
