@@ -108,6 +108,26 @@ def _prologue_instructions(csrs: Sequence[int] = PROLOGUE_CSRS) -> tuple[int, ..
     return tuple(out)
 
 
+PROBED_CSRS = (0x300, 0x301, 0x344, 0x100, 0x144, 0x180, 0xF11, 0xF12, 0xF13, 0xF14,
+               0xC00, 0xC01, 0xC02, 0xC80, 0xC81, 0xC82, 0xB00, 0xB02, 0xB80, 0xB82)
+"""CSRs the prologue reads without writing (`csrrs xN, csr, x0`): the status, ISA, pending-interrupt,
+translation, ID and counter registers, each a case of a core's CSR read multiplexer."""
+
+SWAPPED_CSRS = (0x300, 0x100, 0x344, 0x144)
+"""CSRs the prologue writes a register's value into and then restores (`csrrw x31, csr, xN`,
+`csrrw x0, csr, x31`): mstatus, sstatus, mip, sip, whose bits change privilege and interrupts
+for the one instruction between (an interrupt taken there goes to the mtvec written before)."""
+
+
+def _probe_instructions(read: Sequence[int], swapped: Sequence[int]) -> tuple[int, ...]:
+    out = []
+    for i, csr in enumerate(swapped):
+        out += [(csr << 20) | ((1 + i) << 15) | (1 << 12) | (31 << 7) | 0x73,  # csrrw x31, csr, xN
+                (csr << 20) | (31 << 15) | (1 << 12) | 0x73]  # csrrw x0, csr, x31
+    out += [(csr << 20) | (2 << 12) | ((1 + i % 30) << 7) | 0x73 for i, csr in enumerate(read)]  # csrrs xN, csr, x0
+    return tuple(out)
+
+
 PROLOGUE = _prologue_instructions()
 """A RISC-V core's first instructions: every register loaded (LUI, ADDI), the CSRs written from
 them, every register loaded again (LUI, XORI) so that each bit moves both ways, the CSRs again
@@ -119,12 +139,17 @@ def prologue(width: int, literals: Collection[int] = PROLOGUE_CSRS) -> tuple[int
     """The prologue as fetch words of `width` bits (two instructions per 64-bit word; () below 32).
 
     It writes only the CSRs among the design's `literals`: a core that does not decode a CSR
-    traps on it (picorv32 has none of them and halts on its first illegal instruction).
+    traps on it (picorv32 has none of them and halts on its first illegal instruction). A core
+    that decodes some of them then swaps and restores the status CSRs and reads the read-only
+    ones its literals name.
     """
     if width < 32:
         return ()
     csrs = tuple(c for c in PROLOGUE_CSRS if c in literals)
     words = PROLOGUE if csrs == PROLOGUE_CSRS else _prologue_instructions(csrs)
+    if csrs:  # a core with a CSR file: a literal such as 0x100 elsewhere is no sign of one
+        words += _probe_instructions([c for c in PROBED_CSRS if c in literals],
+                                     [c for c in SWAPPED_CSRS if c in literals])
     lanes = width // 32
     return tuple(sum(words[k + lane] << (32 * lane) for lane in range(lanes) if k + lane < len(words))
                  for k in range(0, len(words), lanes))

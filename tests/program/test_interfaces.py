@@ -465,6 +465,25 @@ def test_a_riscv_cores_memory_starts_with_a_prologue_that_loads_every_register()
     assert (wide[0] & 0xFFFFFFFF, wide[0] >> 32) == (PROLOGUE[0], PROLOGUE[1])
 
 
+def test_the_prologue_swaps_back_the_status_csrs_and_reads_the_read_only_ones_a_core_decodes() -> None:
+    from agent.program.isa import MAJOR_OPCODES, PROLOGUE, PROLOGUE_CSRS, prologue
+
+    literals = (*MAJOR_OPCODES, *PROLOGUE_CSRS, 0x300, 0x344, 0xF14, 0xC01)  # mstatus, mip, mhartid, time
+    words = prologue(32, literals)
+    assert words[: len(PROLOGUE)] == PROLOGUE
+    probes = words[len(PROLOGUE):]
+    decoded = [(w >> 20, (w >> 15) & 31, (w >> 12) & 7, (w >> 7) & 31) for w in probes]  # csr, rs1, funct3, rd
+    assert all(w & 0x7F == 0x73 for w in probes)
+    # mstatus and mip: a register's value swapped in (the old one kept in x31), then restored.
+    assert decoded[:4] == [(0x300, 1, 1, 31), (0x300, 31, 1, 0), (0x344, 2, 1, 31), (0x344, 31, 1, 0)]
+    # Every probed CSR among the literals read without a write (csrrs rd, csr, x0), none other.
+    assert [(c, rs1, f3) for c, rs1, f3, _ in decoded[4:]] == [(0x300, 0, 2), (0x344, 0, 2), (0xF14, 0, 2), (0xC01, 0, 2)]
+    assert all(rd != 0 for *_, rd in decoded[4:])
+    # A core without the CSR file (picorv32, whose literals hold 0x100 and 0x300 for other
+    # reasons) would trap on the first probe: none.
+    assert prologue(32, (*MAJOR_OPCODES, 0x300, 0x100, 0xC00)) == prologue(32, MAJOR_OPCODES)
+
+
 def test_a_wishbone_slave_with_a_strobe_per_address_space_is_one_bus_per_strobe() -> None:
     # ZipCPU's wbqspiflash: the flash's memory on i_wb_data_stb, its registers on i_wb_ctrl_stb,
     # one cycle, address, data and acknowledge for both.
