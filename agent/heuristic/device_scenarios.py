@@ -13,7 +13,7 @@ from agent.heuristic.moves import seed, trim
 from agent.heuristic.sd_sessions import sd_command_sessions
 from agent.program.i2c import addresses_host
 from agent.program.iface import DEVICE_KINDS, Iface
-from agent.program.ops import Program, op
+from agent.program.ops import Op, Program, op
 from agent.program.target import Target
 
 DEVICE_SESSION = 6000
@@ -70,4 +70,46 @@ def _addressed_sessions(rng: random.Random, t: Target, d: Iface) -> list[tuple[s
             for _ in range(DEVICE_SESSIONS // 2):
                 ops += [op("random", 1, seed(rng), pal=50, keep=0), op("hold", DEVICE_SESSION)]
             out.append((f"{d.name} addressed with {bus.name} register {reg:#x} all ones", trim(t, Program(tuple(ops)))))
+        out += _serviced_sessions(rng, t, d, bus)
+    return out
+
+
+SERVICE_WORD = 0x03
+"""What software writes to go on after a slave-mode event: the low bits of a command register
+(OpenCores I2C: bit 0 acknowledges the interrupt, bit 1 releases the clock it stretches)."""
+
+SERVICE_ROUNDS = 80
+"""Service rounds per serviced session (each: the registers after the enabling one written, then
+a pause): about 50,000 cycles, in which the other controller addresses the design several times."""
+
+SERVICE_PAUSE = 600
+"""Cycles between service rounds: well inside the other controller's patience (`sv_i2c.HOST_WAIT`)."""
+
+
+def _serviced_sessions(rng: random.Random, t: Target, d: Iface, bus: Iface) -> list[tuple[str, Program]]:
+    """Addressed sessions in which software answers each slave-mode event, as a driver's interrupt handler does.
+
+    A controller addressed by another one stretches SCL after each byte until software says
+    go on (and, when read from, has loaded the byte to send): without that the other
+    controller gives the transfer up. Per register enabled as in `_addressed_sessions`, each
+    register after it is written `SERVICE_WORD` and then 0 again, round after round (0 again:
+    an own-address register keeps the value the session set). On freecores' i2c_master_top
+    this reaches the slave read and write paths that unserviced sessions never do.
+    """
+    ones = (1 << bus.register_bits) - 1
+    out = []
+    for reg in bus.addresses[:8]:
+        # The registers after the enabling one (command, data, own address): a write to a divider
+        # before it, even one undone at once, slows the design's line sampling for a while and
+        # it then misreads START and STOP on the bus.
+        others = [a for a in bus.addresses[:8] if a > reg]
+        if not others:
+            continue
+        service = [o for a in others for o in (op("bus_write", bus.name, a, SERVICE_WORD), op("bus_write", bus.name, a, 0))]
+        ops = [op("reset"), op("respond", d.name, fill="random", seed=seed(rng), latency=2),
+               *(op("bus_write", bus.name, a, 0) for a in bus.addresses[:8]), op("bus_write", bus.name, reg, ones),
+               op("hold", DEVICE_SESSION),
+               Op("repeat", (("times", SERVICE_ROUNDS),), (*service, op("hold", SERVICE_PAUSE)))]
+        out.append((f"{d.name} addressed and serviced with {bus.name} register {reg:#x} all ones",
+                    trim(t, Program(tuple(ops)))))
     return out
