@@ -24,7 +24,9 @@ Each design in tests/data/program/ was written for these tests (needs Verilator)
   waits (core_dbg_bridge's bug), which only a slave stalling longer than a sample gap shows;
 - spi_flash: a NOR flash controller over SPI (ID, erase, program, status polling, read back);
 - sd_regs: an SD-card controller behind Wishbone registers whose card commands are register
-  words (0x40 + index, a data flag, a flag that clears its sticky error).
+  words (0x40 + index, a data flag, a flag that clears its sticky error);
+- i2c_wb_slave: an I2C target behind Wishbone registers that holds SCL after every byte until
+  software writes "go on", sampling its lines once per prescaler period.
 """
 
 from __future__ import annotations
@@ -275,6 +277,20 @@ def test_an_sd_controller_driven_by_command_words_initialises_the_card_and_reads
     assert _covered(rep.final, "o_ready:0->1")  # CMD0, CMD8, CMD55 + ACMD41 in the card's order
     assert _covered(rep.final, "o_block_ok:0->1")  # a 512-byte block read with its CRC16
     assert "spi_respond(" in tb
+    assert rep.reproduced
+
+
+def test_an_i2c_slave_mode_serviced_by_software_receives_and_sends_bytes() -> None:
+    # i2c_wb_slave acknowledges its address, then holds SCL until software writes CMD bit 1;
+    # the other controller on the bus gives a transfer up after waiting 4,096 clocks. Measured
+    # at 60 calls, seed 0: 96.52 with the serviced sessions, 79.60 without them (no data byte
+    # either way), random 66.87.
+    tb, rep = _engine("i2c_wb_slave", 60)
+    assert rep.final is not None
+    assert rep.final.status == Status.OK
+    assert _covered(rep.final, "rx_count[1]:0->1")  # bytes written to the target, each serviced
+    assert _covered(rep.final, "tx_count[1]:0->1")  # bytes read from it, each loaded by software
+    assert "i2c_respond(" in tb
     assert rep.reproduced
 
 
