@@ -137,6 +137,25 @@ def set_cover(entries: Sequence[Entry], weigh: Weigh = len) -> tuple[Entry, ...]
     return tuple(sorted(chosen, key=lambda e: e.trial))
 
 
+class CoverSize:
+    """`len(set_cover(entries, weigh))`, computed again only when the entries or `weigh` change.
+
+    The engine asks before every trial how many calls chaining the cover will take; on a design
+    with hundreds of thousands of points (axi_dma) the greedy cover over the kept programs took
+    seconds per trial and the search spent most of its time there.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[tuple[Entry, ...], Weigh] | None = None
+        self._size = 0
+
+    def __call__(self, entries: Sequence[Entry], weigh: Weigh = len) -> int:
+        key = (tuple(entries), weigh)
+        if key != self._key:  # entries compare by identity first: cheap while nothing changed
+            self._key, self._size = key, len(set_cover(entries, weigh))
+        return self._size
+
+
 def chain_starts(entries: Sequence[Entry]) -> list[int]:
     """Index of each program's first operation in `chained(entries)`."""
     rules = len(

@@ -20,13 +20,13 @@ from agent.heuristic import scenarios
 from agent.heuristic import steer as sr
 from agent.heuristic.blame import summarize_failures
 from agent.heuristic.corpus import (
+    CoverSize,
     Entry,
     ProgramSearchResult,
     Weigh,
     chain_starts,
     chapters,
     covered_keys,
-    set_cover,
 )
 from agent.heuristic.program_search import ProgramSearch, ProgramSearchConfig
 from agent.heuristic.spec_hints import mine_spec
@@ -38,11 +38,7 @@ from agent.program.i2c import target_addresses
 from agent.program.interfaces import one_hot_selects, recognise
 from agent.program.ops import Program
 from agent.program.serial_timing import command_bytes, counter_limits, wide_operands
-from agent.program.sv import (
-    HARNESS_TOP,
-    render_harness,
-    render_testbench,
-)
+from agent.program.sv import HARNESS_TOP, render_harness, render_testbench
 from agent.program.sv_read import parse_testbench
 from agent.program.target import Target
 from agent.program.text import format_program
@@ -317,10 +313,12 @@ def run_engine(
     stop_at = coverage_share - final_calls
     search: ProgramSearch | None = None
 
+    cover_size = CoverSize()
+
     def assembly() -> int:
         if strategy == "random" or search is None or len(search.corpus) < 2:
             return 0
-        return min(ASSEMBLY_CALLS, len(set_cover(search.corpus, search.weigh)) + len(search.witnesses))
+        return min(ASSEMBLY_CALLS, cover_size(search.corpus, search.weigh) + len(search.witnesses))
 
     def should_stop() -> bool:
         nonlocal stopped_by_wall

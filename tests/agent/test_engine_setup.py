@@ -215,8 +215,10 @@ def test_a_controller_with_a_slave_mode_gets_sessions_with_its_registers_configu
                   ">scl_pad_i <scl_pad_o <scl_padoen_o >sda_pad_i <sda_pad_o <sda_padoen_o")
     t = Target(soc, recognise(soc, i2c_addresses=(0x7E,)), {})
     scenarios = dict(sc.scenarios(random.Random(1), t, Hints(palettes=t.palettes)))
-    sessions = {name: p for name, p in scenarios.items() if name.startswith("i2c addressed")}
+    sessions = {name: p for name, p in scenarios.items() if name.startswith("i2c addressed with")}
     assert len(sessions) == 8  # one per register
+    # ... and serviced ones, one per register that has registers after it (test_device_scenarios)
+    assert len([n for n in scenarios if n.startswith("i2c addressed and serviced")]) == 7
     ctr = sessions["i2c addressed with wb register 0x2 all ones"]
     check(ctr, t.scope)
     writes = [(o.num("addr"), o.num("data")) for o in ctr.ops if o.name == "bus_write"]
