@@ -13,6 +13,7 @@ from agent.heuristic import stimulus as st
 from agent.heuristic.blame import Failure, analyse_failure, summarize_failures
 from agent.heuristic.config_words import mode_words
 from agent.heuristic.corpus import (
+    CoverSize,
     Entry,
     chapters,
     covered_keys,
@@ -203,6 +204,29 @@ def test_set_cover_picks_fewest_in_found_order() -> None:
     c = Entry(Program(), frozenset({"1", "4"}), "c", 2)
     d = Entry(Program(), frozenset({"4"}), "d", 3)
     assert set_cover([a, b, c, d]) == (a, b)
+
+
+def test_cover_size_is_computed_again_only_when_the_programs_change() -> None:
+    a = Entry(Program(), frozenset({"1", "2"}), "a", 0)
+    b = Entry(Program(), frozenset({"2", "3", "4"}), "b", 1)
+    c = Entry(Program(), frozenset({"1", "4"}), "c", 2)
+    counted = []
+
+    def weigh(keys: frozenset[str]) -> int:
+        counted.append(keys)
+        return len(keys)
+
+    size = CoverSize()
+    corpus = [a, c]
+    assert size(corpus, weigh) == len(set_cover(corpus)) == 2
+    calls = len(counted)
+    assert size(corpus, weigh) == 2
+    assert len(counted) == calls  # nothing changed: no cover computed
+    corpus.append(b)  # a program kept
+    assert size(corpus, weigh) == len(set_cover(corpus)) == 2
+    assert len(counted) > calls
+    corpus[0] = Entry(Program(), frozenset({"1", "2", "3", "4"}), "a", 0)  # a program replaced by its shrunk twin
+    assert size(corpus, weigh) == 1
 
 
 def _points(kinds: dict[str, str]) -> list[CoveragePoint]:
