@@ -109,8 +109,10 @@ def sd_command_sessions(t: Target, d: Iface) -> list[tuple[str, Program]]:
         pal = t.palettes.get(bus.port("wdata"), ())
         config = [w for w in pal if w < 0x100 and w & 0xC0 and w & 0xC0 != FRAME_START][:2]
         clear = CLEAR_BITS if bus.data_bits >= 16 else 0
-        sessions = [("reads", 17, k, chosen) for k, chosen in enumerate(read_sessions(bus.data_bits))]
-        sessions += [("writes", 24, k, chosen) for k, chosen in enumerate(write_sessions(bus.data_bits))]
+        # A byte-wide bus has no bits above the index for flags: one block read and one write plain.
+        reads, writes = read_sessions(bus.data_bits) or [[0]], write_sessions(bus.data_bits) or [[0]]
+        sessions = [("reads", 17, k, chosen) for k, chosen in enumerate(reads)]
+        sessions += [("writes", 24, k, chosen) for k, chosen in enumerate(writes)]
         for cmd_addr in bus.addresses[:4]:
             others = [a for a in bus.addresses[:4] if a != cmd_addr]
             for direction, index, k, chosen in sessions:

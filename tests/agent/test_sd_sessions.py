@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from port_layouts import layout
+
 from agent.heuristic import sd_sessions as sd
-from agent.program.ops import Program
+from agent.program.interfaces import recognise
+from agent.program.ops import Program, check
+from agent.program.target import Target
 from agent.program.text import format_program
 
 
@@ -41,3 +45,16 @@ def test_initialisation_is_cmd0_cmd8_then_app_command_pairs_then_cmd58() -> None
     pair = ops[4]
     assert pair.name == "repeat"
     assert [o.num("data") for o in pair.body if o.name == "bus_write"] == [0xE077, 0xE069]  # CMD55, ACMD41
+
+
+def test_a_byte_wide_command_register_still_gets_one_plain_block_read_and_write() -> None:
+    soc = layout("sdc", ">clk >rst >wb_cyc_i >wb_stb_i >wb_we_i >wb_adr_i[2] >wb_dat_i[8] <wb_dat_o[8] <wb_ack_o "
+                 "<sd_sck <sd_cs_n <sd_mosi >sd_miso", {"rst": False})
+    t = Target(soc, recognise(soc))
+    (card,) = [r for r in t.interfaces.responders if r.kind == "sd"]
+    sessions = sd.sd_command_sessions(t, card)
+    assert len(sessions) == 2 * 4  # a read and a write per guess of the command register (4 addresses)
+    for _, program in sessions:
+        check(program, t.scope)
+        words = [o.num("data") for o in program.ops if o.name == "bus_write"]
+        assert all(w < 0x100 for w in words)  # no flag or clear bits on an 8-bit register
