@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.policy import Budget, Policy, Proposal, State
+from agent.program.sv_checks import summary as checks_summary
 from sim.run.evaluate import SimOptions, evaluate_sv
 from sim.sandbox.outputs import write_output
 from sim.sandbox.process import Cancel
@@ -66,14 +67,20 @@ class AgentConfig:
     """Evaluator options."""
 
 
-def rank(result: SimResult | None, target: float) -> tuple[bool, bool, bool, float]:
-    """Sort key of a state's observation: compiles > has coverage > meets target > overall."""
+def rank(result: SimResult | None, target: float) -> tuple[bool, bool, bool, float, bool]:
+    """Sort key of a state's observation: compiles > has coverage > meets target > overall > checks something.
+
+    The last: at equal coverage, a testbench whose run compared outputs with expected values
+    (a `BW-CHECKS n checks` summary, n > 0) beats one that only drives stimulus (an engine
+    round that had no call left to record its checks must not replace one that did).
+    """
     if result is None:
-        return (False, False, False, -1.0)
+        return (False, False, False, -1.0, False)
     compiles = result.status is not Status.COMPILE_ERROR
     has_cov = result.status is Status.OK and result.coverage is not None
     overall = result.overall if has_cov else 0.0
-    return (compiles, has_cov, has_cov and overall >= target, overall)
+    counted = checks_summary(result.log_tail) if has_cov else None
+    return (compiles, has_cov, has_cov and overall >= target, overall, bool(counted and counted[0] > 0))
 
 
 def is_better(new: SimResult, old: SimResult | None, target: float) -> bool:

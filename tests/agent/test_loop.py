@@ -40,6 +40,18 @@ def test_rank_ordering() -> None:
     assert done(_res(Status.OK, 100), 101)
 
 
+def test_at_equal_coverage_a_testbench_that_checks_is_not_replaced_by_one_that_does_not() -> None:
+    # verilog-axis axis_adapter in a 100-call bench episode: the fourth round's engine had no
+    # call left to record its checks and its testbench (equal coverage) replaced the third's.
+    checked = SimResult(status=Status.OK, coverage=_res(Status.OK, 70).coverage,
+                        log_tail="BW-CHECKS 4 checks, 0 mismatches\n- Verilog $finish")
+    plain = _res(Status.OK, 70)
+    assert not is_better(plain, checked, 90)
+    assert is_better(checked, plain, 90)
+    assert is_better(checked, checked, 90)  # ties still go to the newer
+    assert is_better(_res(Status.OK, 71), checked, 90)  # coverage first
+
+
 @dataclass
 class ScriptedPolicy:
     """Returns the given responses in order; records the states it saw."""
