@@ -4,6 +4,9 @@
     python benchmarks/false_alarms.py out/public ../shared/benchmarks/public --runs 5 --load 0,2 \\
         --out benchmarks/results/false_alarms_public
 
+The suite may also be a manifest of repositories (`../shared/benchmarks/real/real.toml`,
+`benchmarks/external/external.toml`), as `bench` takes it.
+
 Every design's best testbench of a `bench` output folder is simulated `--runs` times for each
 number of busy-looping processes in `--load` (idle, and beside busy processes competing for the
 CPUs); the runs of one load share a build (`--fresh-builds`: each run builds its own). A run is a false alarm when it
@@ -25,8 +28,9 @@ from typing import Any
 
 from agent.program import sv_checks as chk
 from agent.program.sv_monitors import finding_key, parse_findings
+from sim.project.all_tops import manifest_opened
 from sim.run.evaluate import SimOptions, evaluate_sv
-from sim.suite import load_design
+from sim.suite import Design, load_design
 
 
 def _busy() -> None:  # pragma: no cover - a load generator
@@ -40,9 +44,15 @@ def best_testbench(folder: Path) -> Path | None:
     return found[0] if found else None
 
 
-def rerun(design_dir: Path, tb: Path, runs: int, cache_root: Path, fresh: bool = False) -> list[dict[str, Any]]:
+def suite_designs(suite: Path) -> dict[str, Design]:
+    """Design name -> design: a folder's design folders, or a manifest's repositories opened as `bench` opens them."""
+    if suite.is_file():
+        return {o.name: o.design for o in manifest_opened(suite) if o.design is not None}
+    return {d.name: load_design(d) for d in sorted(suite.iterdir()) if (d / "design.toml").is_file()}
+
+
+def rerun(design: Design, tb: Path, runs: int, cache_root: Path, fresh: bool = False) -> list[dict[str, Any]]:
     """`runs` simulations of `tb` on the design (`fresh`: each with its own build cache)."""
-    design = load_design(design_dir)
     out = []
     for k in range(runs):
         r = evaluate_sv(design, tb.read_text(), tb_name=tb.name,
@@ -91,7 +101,7 @@ def table(results: dict[str, dict[str, list[dict[str, Any]]]]) -> str:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("bench", type=Path, help="a `benchwright bench --out` folder")
-    p.add_argument("suite", type=Path, help="the suite the bench ran on (design folders by name)")
+    p.add_argument("suite", type=Path, help="the suite the bench ran on (design folders by name, or a manifest)")
     p.add_argument("--runs", type=int, default=5, help="runs per testbench and load (default: 5)")
     p.add_argument("--load", default="0,2", help="busy processes beside the runs, comma-separated (default: 0,2)")
     p.add_argument("--fresh-builds", action="store_true", help="every run builds the testbench again")
@@ -100,6 +110,7 @@ def main() -> int:
     args = p.parse_args()
     only = {n for n in args.only.split(",") if n}
     folders = sorted(d for d in (args.bench / "designs").iterdir() if d.is_dir() and (not only or d.name in only))
+    designs = suite_designs(args.suite)
     results: dict[str, dict[str, list[dict[str, Any]]]] = {}
     with tempfile.TemporaryDirectory(prefix="bw-false-alarms-") as tmp:
         for load in (int(n) for n in args.load.split(",")):
@@ -109,9 +120,9 @@ def main() -> int:
             try:
                 for folder in folders:
                     tb = best_testbench(folder)
-                    if tb is None or not (args.suite / folder.name).is_dir():
+                    if tb is None or folder.name not in designs:
                         continue
-                    runs = rerun(args.suite / folder.name, tb, args.runs, Path(tmp) / f"load{load}", args.fresh_builds)
+                    runs = rerun(designs[folder.name], tb, args.runs, Path(tmp) / f"load{load}", args.fresh_builds)
                     results.setdefault(folder.name, {})[str(load)] = runs
                     print(f"{folder.name:<36} load {load}: {verdict(runs)}", flush=True)
             finally:
