@@ -62,16 +62,21 @@ def _addressed_sessions(rng: random.Random, t: Target, d: Iface) -> list[tuple[s
         return []
     out = []
     for bus in t.interfaces.buses:
-        ones = (1 << bus.register_bits) - 1
         for reg in bus.addresses[:8]:
-            ops = [op("reset"), op("respond", d.name, fill="random", seed=seed(rng), latency=2),
-                   *(op("bus_write", bus.name, a, 0) for a in bus.addresses[:8]), op("bus_write", bus.name, reg, ones),
-                   op("hold", DEVICE_SESSION)]
+            ops = _enabled(rng, d, bus, reg)
             for _ in range(DEVICE_SESSIONS // 2):
                 ops += [op("random", 1, seed(rng), pal=50, keep=0), op("hold", DEVICE_SESSION)]
             out.append((f"{d.name} addressed with {bus.name} register {reg:#x} all ones", trim(t, Program(tuple(ops)))))
         out += _serviced_sessions(rng, t, d, bus)
     return out
+
+
+def _enabled(rng: random.Random, d: Iface, bus: Iface, reg: int) -> list[Op]:
+    """A session's opening: the device on a rough bus, every register 0, `reg` all ones, a wait."""
+    ones = (1 << bus.register_bits) - 1
+    return [op("reset"), op("respond", d.name, fill="random", seed=seed(rng), latency=2),
+            *(op("bus_write", bus.name, a, 0) for a in bus.addresses[:8]), op("bus_write", bus.name, reg, ones),
+            op("hold", DEVICE_SESSION)]
 
 
 SERVICE_WORD = 0x03
@@ -96,7 +101,6 @@ def _serviced_sessions(rng: random.Random, t: Target, d: Iface, bus: Iface) -> l
     an own-address register keeps the value the session set). On freecores' i2c_master_top
     this reaches the slave read and write paths that unserviced sessions never do.
     """
-    ones = (1 << bus.register_bits) - 1
     out = []
     for reg in bus.addresses[:8]:
         # The registers after the enabling one (command, data, own address): a write to a divider
@@ -106,10 +110,7 @@ def _serviced_sessions(rng: random.Random, t: Target, d: Iface, bus: Iface) -> l
         if not others:
             continue
         service = [o for a in others for o in (op("bus_write", bus.name, a, SERVICE_WORD), op("bus_write", bus.name, a, 0))]
-        ops = [op("reset"), op("respond", d.name, fill="random", seed=seed(rng), latency=2),
-               *(op("bus_write", bus.name, a, 0) for a in bus.addresses[:8]), op("bus_write", bus.name, reg, ones),
-               op("hold", DEVICE_SESSION),
-               Op("repeat", (("times", SERVICE_ROUNDS),), (*service, op("hold", SERVICE_PAUSE)))]
+        ops = [*_enabled(rng, d, bus, reg), Op("repeat", (("times", SERVICE_ROUNDS),), (*service, op("hold", SERVICE_PAUSE)))]
         out.append((f"{d.name} addressed and serviced with {bus.name} register {reg:#x} all ones",
                     trim(t, Program(tuple(ops)))))
     return out
