@@ -128,6 +128,44 @@ def rules(t: Target, i: Iface) -> list[Rule]:
     return out
 
 
+STREAM_PAYLOAD = ("data", "last", "keep", "strb", "id", "dest", "user")
+"""Roles of a stream's payload (held while valid && !ready)."""
+
+
+def _upstream(t: Target, i: Iface) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(valid, ready, payload ports) of the single-lane streams into the design, for a stream out of it.
+
+    A design that passes an input stream through by wires (axis_adapter at equal widths) forwards
+    what the testbench's random steps do to it, breaches included: an output breach at an edge
+    where an input stream broke the same rule is the testbench's doing, not a finding. A FIFO's
+    breach at such an edge goes unreported too — rare, and never a false alarm.
+    """
+    if i.kind != "sink":
+        return []
+    return [(s.port("valid"), s.port("ready"), tuple(p for r in STREAM_PAYLOAD if (p := s.port(r))))
+            for s in t.interfaces.streams if s.lanes == 1 and s.port("valid") and s.port("ready")]
+
+
+def _excuse(n: str, inst: str, upstream: Sequence[tuple[str, str, tuple[str, ...]]], widths: dict[str, int],
+            payload: bool) -> tuple[str, str, str]:
+    """(declarations, condition, update) of the input streams' breaches seen by rule `n`'s process.
+
+    Each rule keeps its own copy of the input streams' last state, in its own process: a value
+    another process writes on the same clock edge would race with this one's read.
+    """
+    decl, cond, update = [], [], []
+    for j, (valid, ready, data) in enumerate(upstream):
+        x = f"{n}_x{j}"
+        held = payload and bool(data)  # a withdrawn-request rule needs only the valid bit
+        now = "{" + ", ".join(f"{inst}.{p}" for p in data) + "}"
+        bits = sum(widths.get(p, 1) for p in data)
+        decl.append(f"bit {x}_w = 0;" + (f" logic [{bits - 1}:0] {x}_d;" if held else ""))
+        broke = f"!{inst}.{valid}" + (f" || {now} != {x}_d" if held else "")
+        cond.append(f"({x}_w && ({broke}))")
+        update.append(f"{x}_w = {inst}.{valid} && !{inst}.{ready};" + (f" {x}_d = {now};" if held else ""))
+    return " ".join(decl), " || ".join(cond), " ".join(update)
+
+
 def lines(t: Target, ifaces: Sequence[tuple[Iface, str]]) -> list[str]:
     """The checker processes for (interface, when) pairs, and the `final` block that prints what broke.
 
@@ -155,14 +193,17 @@ def lines(t: Target, ifaces: Sequence[tuple[Iface, str]]) -> list[str]:
             broke = f"({rule.request}) && {payload} != {n}_d" if payload else f"!({rule.request})"
             if rule.abort:
                 broke = f"!({rule.abort}) && {broke}"
+            decl, excused, seen = _excuse(n, inst, _upstream(t, i), widths, bool(payload))
+            if excused:
+                broke = f"!({excused}) && {broke}"
             out += [
-                held + (f" logic [{bits - 1}:0] {n}_d;" if payload else ""),
+                held + (f" logic [{bits - 1}:0] {n}_d;" if payload else "") + (f" {decl}" if decl else ""),
                 f"always @(posedge {clock}) begin",
                 f"  if ({guard}) {n}_p = 0;",
                 f"  else begin if ({n}_p && !{n}_a && {broke}) begin if ({n}_n == 0) {n}_t = $time; "
                 f"{n}_n++; end",
                 f"    {n}_p = {rule.request}; {n}_a = {rule.taken};" + (f" {n}_d = {payload};" if payload else "")
-                + " end",
+                + (f" {seen}" if seen else "") + " end",
                 "end",
             ]
             reports.append(f'  if ({n}_n > 0) $display("{FINDING_TAG} {i.name} {rule.port} {rule.name}: first at %0d ns '

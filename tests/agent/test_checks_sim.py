@@ -143,6 +143,37 @@ def test_protocol_checkers_report_the_handshake_rules_a_design_breaks(tmp_path: 
 
 
 
+# stream_wire (Apache-2.0, tests/data/program) passes s_* to m_* by wires; with `bad` high it
+# scrambles m_data with a counter. (program, rules expected)
+WIRED_STREAM = [
+    # the testbench itself moves s_data and drops s_valid while s_ready is low: m_* only follows
+    ("reset\nsink m ready=20 seed=3\nset s_valid=1 s_data=1\nhold 4\nset s_data=2\nhold 4\nset s_valid=0\n"
+     "hold 4\nset s_valid=1 s_data=3\nhold 4\nset s_data=9\nhold 4\nset s_valid=0\nhold 20\n", set()),
+    # a lawful source (held until taken), and the design's own breach
+    ("reset\nset bad=1\nsink m ready=20 seed=3\nsend s beats=8 seed=2\nhold 100\n",
+     {"m_data/m_last changed while m_valid && !m_ready"}),
+]
+
+
+@pytest.mark.parametrize(("text", "broken"), WIRED_STREAM, ids=["testbench-breach", "design-breach"])
+def test_a_stream_checker_blames_the_design_only_for_its_own_breaches(text: str, broken: set[str]) -> None:
+    from agent.heuristic.engine import make_target
+    from agent.program import sv_checks as chk
+    from agent.program.ops import check
+    from agent.program.sv import render_testbench
+    from agent.program.sv_monitors import parse_findings
+    from agent.program.text import parse_program
+    from sim.analysis.interface import read_interface
+
+    design = load_design(DATA / "stream_wire")
+    target, _hints = make_target(design, read_interface(design), "heuristic")
+    program = parse_program(text)
+    check(program, target.scope)
+    result = evaluate_sv(design, render_testbench(target, program, checks=chk.plan(target)))
+    assert result.status == Status.OK, result.detail
+    assert {f.rule for f in parse_findings(result.log_tail)} == broken
+
+
 # Requesters with a `bad` input (Apache-2.0, tests/data/program): correct while it is low, and
 # breaking their bus's rule once it is high. (design, interface, latency of the responder, the
 # rules broken; the Wishbone classic and AXI4 rules have their own tests above and in
