@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from sim.analysis.accessors import Accessor
 from sim.analysis.interface import DesignInterface
 from sim.analysis.write_ports import WritePort
 from sim.suite import Design
@@ -117,6 +118,8 @@ class Layout:
     """Clocks; the first one paces the stimulus. Empty for a combinational design."""
     ports: tuple[Signal, ...] = ()
     """Every port, in declaration order (for declarations and the instance)."""
+    accessors: tuple[Accessor, ...] = ()
+    """Read-only public functions of the design a testbench calls on every clock (sv_accessors)."""
 
     @property
     def combinational(self) -> bool:
@@ -321,4 +324,4 @@ def make_layout(design: Design, iface: DesignInterface) -> Layout:
         fields.append(Field(p.name, width, tuple(p.unpacked), p.signed, is_reset, low if is_reset else False))
     ordered = [c for c in iface.clocks if c in clocks] + sorted(clocks - set(iface.clocks))
     clock_list = tuple(Clock(name, HALF_PERIODS[i % len(HALF_PERIODS)]) for i, name in enumerate(ordered))
-    return Layout(design.top, design.dut_instance, tuple(fields), clock_list, tuple(ports))
+    return Layout(design.top, design.dut_instance, tuple(fields), clock_list, tuple(ports), iface.accessors)

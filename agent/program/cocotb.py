@@ -306,7 +306,7 @@ def render_cocotb(t: Target, program: Program, *, title: str = "", checked: bool
     """
     used = _used(program)
     found = plans(t, used)
-    plan = chk.plan(t) if checked else chk.Checks(())
+    plan = chk.plan(t, accessors=False) if checked else chk.Checks(())
     checked = bool(plan.outputs)
     top = t.layout.top
     text = format_program(program).splitlines()

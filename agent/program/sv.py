@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agent.program import sv_accessors as acc
 from agent.program import sv_checks as chk
 from agent.program import sv_common as c
 from agent.program import sv_ifaces as ifc
@@ -189,7 +190,7 @@ def render_harness(t: Target) -> str:
     # the search keeps a witness program for (`ProgramSearch.witnesses`).
     monitors = mon.lines(t, [*((k, "") for k in t.interfaces.sinks),
                              *((r, f"bw_{r.name}_on") for r in t.interfaces.responders)])
-    return _module(t, HARNESS_TOP, header, None, True, [*monitors, *body])
+    return _module(t, HARNESS_TOP, header, None, True, [*acc.lines(t), *monitors, *body])
 
 
 def _read(fmt: str, *targets: str) -> str:
@@ -456,4 +457,6 @@ def render_testbench(t: Target, program: Program, *, title: str = "", notes: Seq
         monitors = mon.lines(t, [*((k, "") for k in t.interfaces.sinks), *answered])
         body = [*chk.lines(t, checks, count), *monitors, "", *body]
         header += [f"// not checked: {name} ({why})" for name, why in checks.left_out]
+    # Called with or without checks: the kept testbench covers what the search measured.
+    body = [*acc.lines(t), *body]
     return _module(t, f"tb_{t.layout.top}", header, used, _needs_palettes(program), body)

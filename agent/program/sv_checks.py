@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from agent.program import sv_accessors as acc
 from agent.program.sv_common import COMB_DELAY, clock_of, hexlit
 from agent.program.sv_ifaces import regs_name, sweep_name, sweep_registers
 from agent.program.target import Target
@@ -90,9 +91,15 @@ class Checks:
         return not self.expected or len(self.expected[0]) == 2 * len(self.outputs)
 
 
-def plan(t: Target) -> Checks:
-    """The outputs a testbench of `t` checks, and those it leaves out with the reason."""
+def plan(t: Target, accessors: bool = True) -> Checks:
+    """The outputs a testbench of `t` checks, and those it leaves out with the reason.
+
+    `accessors`: also the digests of the design's own public functions (`sv_accessors`; an SV
+    testbench calls them, a cocotb test cannot).
+    """
     outputs = [s.name for s in t.layout.ports if s.direction == "output"]
+    if accessors and clock_of(t):
+        outputs += list(acc.expressions(t))
     return Checks(tuple(outputs))
 
 
@@ -104,17 +111,19 @@ def lines(t: Target, checks: Checks, phases: int) -> list[str]:
     names = ", ".join(f'"{o}"' for o in checks.outputs)
     widths = {s.name: s.width for s in t.layout.ports}
     dims = {s.name: s.dims for s in t.layout.ports}
+    calls = acc.expressions(t)  # an accessor's digest: 32 bits
+    widths.update(dict.fromkeys(calls, 32))
 
     def one(i: int, o: str) -> str:  # an unpacked array is folded element by element
         d = dims.get(o, ())
         loop = ", ".join(f"bw_d{k}" for k in range(len(d)))
-        element = o + "".join(f"[bw_d{k}]" for k in range(len(d)))
+        element = calls.get(o, o) + "".join(f"[bw_d{k}]" for k in range(len(d)))
         fold1 = f"bw_sig[{i}] = bw_fold(bw_sig[{i}], {min(widths.get(o, 1), 1024)}, 1024'({element}));"
         return f"foreach ({o}[{loop}]) {fold1}" if d else fold1
 
     fold = " ".join(one(i, o) for i, o in enumerate(checks.outputs))
     if checks.with_values:  # each output's low 32 bits as last sampled (an array's first element)
-        fold += " " + " ".join(f"bw_now[{i}] = 32'({o}{'[0]' * len(dims.get(o, ()))});"
+        fold += " " + " ".join(f"bw_now[{i}] = 32'({calls.get(o, o)}{'[0]' * len(dims.get(o, ()))});"
                                for i, o in enumerate(checks.outputs))
     out = [
         "// Checks: every output folded into a signature on each clock, compared per phase with the run",

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
+from sim.analysis.accessors import Accessor, find_accessors
 from sim.analysis.decode import input_slices, input_templates
 from sim.analysis.netlist import PORT_DIRECTIONS, Netlist
 from sim.analysis.rtl_facts import (
@@ -117,6 +118,9 @@ class DesignInterface:
     templates: dict[str, tuple[tuple[tuple[int, int, int], ...], ...]] = field(default_factory=dict)
     """Wide input -> the field combinations its decoder recognises, each (lsb, width, value)
     triples (`opcode == 0x63 && funct3 == 0`): the instructions a CPU executes."""
+    accessors: tuple[Accessor, ...] = ()
+    """Read-only functions the design marks `/*verilator public*/` for its testbenches
+    (sim.analysis.accessors): a register file's `get_register(r)`, a retire trace."""
 
     def port(self, name: str) -> Port | None:
         """The port called `name`, or None."""
@@ -232,6 +236,7 @@ def parse_interface(tree: Mapping[str, Any], top: str, hints: Design | None = No
         modules=modules, notes=tuple(dict.fromkeys(notes)),
         write_ports=find_write_ports(net, resets, clocks), upstream=upstream,
         slices=input_slices(net, upstream), templates=input_templates(net, upstream),
+        accessors=find_accessors(net),
     )
 
 
