@@ -238,6 +238,8 @@ def responder_plan(t: Target, r: Iface) -> DriverPlan:
     plan = _responder_plan(t, r)
     if r.prologue:  # every memory responder's text has `start_with`
         plan = replace(plan, factory=f"{plan.factory}.start_with({hex_tuple(r.prologue)})")
+    if r.template_lanes > 1:  # ... and `per_lane`
+        plan = replace(plan, factory=f"{plan.factory}.per_lane({r.template_lanes})")
     return plan
 
 

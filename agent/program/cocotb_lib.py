@@ -366,14 +366,20 @@ class WritePort:
 
 MEMORY = '''
 
-def fill_memory(rng, fill, seed, dw, templates, fields, prologue=()):
+def fill_memory(rng, fill, seed, dw, templates, fields, prologue=(), lanes=1):
     """The words a responder's memory model holds (`<iface>_respond`'s fill loop, draw for draw;
-    a decoded memory then starts with the `prologue`)."""
+    a decoded memory then starts with the `prologue`). `lanes` > 1: each 32-bit lane of a decoded
+    word draws its own template (one instruction each)."""
     rng.state = seed & MASK32
     mask = (1 << dw) - 1
     words = []
     for k in range(MEM_WORDS):
-        if fill == 0 and templates:
+        if fill == 0 and templates and lanes > 1:
+            word = 0
+            for lane in range(lanes):
+                j = rng.next() % len(templates)
+                word |= ((rng.bits(32) & ~templates[j][0]) | templates[j][1]) << (32 * lane)
+        elif fill == 0 and templates:
             j = rng.next() % len(templates)
             word = (rng.bits(dw) & ~templates[j][0]) | templates[j][1]
         elif fill == 0:

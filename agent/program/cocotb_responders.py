@@ -28,10 +28,16 @@ class Responder:
         self.regs = {role: 0 for role in driven}
         self.task = None
         self.prologue = ()
+        self.lanes = 1
 
     def start_with(self, words):
         """A decoded memory's first words (a RISC-V core's prologue, `isa.prologue`)."""
         self.prologue = words
+        return self
+
+    def per_lane(self, lanes):
+        """Each 32-bit lane of a decoded word draws its own template (two instructions per 64-bit fetch)."""
+        self.lanes = lanes
         return self
 
     def index(self, addr):
@@ -48,7 +54,8 @@ class Responder:
 
     def start(self, fill, seed, latency):
         """`<iface>_respond(fill, seed, latency)`: fill the memory, then answer."""
-        self.words = fill_memory(self.bw.rng, fill, seed, self.dw, self.templates, self.fields, self.prologue)
+        self.words = fill_memory(self.bw.rng, fill, seed, self.dw, self.templates, self.fields, self.prologue,
+                                 self.lanes)
         self.rng.state = seed & MASK32
         self.latency = latency
         self.restart()
@@ -401,14 +408,21 @@ class AxiRamResponder:
         self.latency = 0
         self.task = None
         self.prologue = ()
+        self.lanes = 1
 
     def start_with(self, words):
         """A decoded memory's first words (a RISC-V core's prologue, `isa.prologue`)."""
         self.prologue = words
         return self
 
+    def per_lane(self, lanes):
+        """Each 32-bit lane of a decoded word draws its own template (two instructions per 64-bit fetch)."""
+        self.lanes = lanes
+        return self
+
     def start(self, fill, seed, latency):
-        words = fill_memory(self.bw.rng, fill, seed, self.dw, self.templates, self.fields, self.prologue)
+        words = fill_memory(self.bw.rng, fill, seed, self.dw, self.templates, self.fields, self.prologue,
+                                 self.lanes)
         self.ram.write(0, b"".join(w.to_bytes(self.dw // 8, "little") for w in words))
         self.rng.state = seed & MASK32
         self.latency = latency

@@ -115,6 +115,10 @@ class Iface:
     templates: tuple[tuple[int, int], ...] = ()
     """Responders: (mask, value) of the field combinations the decoder recognises (one per
     instruction); `fill=decode` words take one of them, random elsewhere. Preferred over slices."""
+    template_lanes: int = 1
+    """Responders: instructions per memory word. Above 1 the templates are one instruction's (32
+    bits) and each 32-bit lane of a `fill=decode` word draws its own (a 64-bit fetch carries any
+    two instructions, so a dual-issue core sees every pair of kinds); 1: one template per word."""
     words: tuple[int, ...] = ()
     """Serial: byte values the design compares what it received with (a command parser's command
     bytes and operand limits), first seen first; () when the design has none or sits on a bus."""

@@ -452,10 +452,12 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
     literals = set(mined.get("*", ()))
     riscv = is_riscv(literals)
     responders = [replace(r, slices=decoded.get(r.port("rdata"), ()),
-                          templates=with_isa([as_mask(t) for t in known.get(r.port("rdata"), ())],
-                                             r.data_bits, literals) if r.port("rdata") else (),
                           prologue=prologue(r.data_bits, literals) if riscv and r.port("rdata") and r.kind in MEMORY_KINDS else ())
                   for r in responders]
+    for k, r in enumerate(responders):
+        decoded_by, lanes = with_isa([as_mask(t) for t in known.get(r.port("rdata"), ())], r.data_bits, literals)
+        responders[k] = replace(r, templates=decoded_by, template_lanes=lanes) if r.port("rdata") else \
+            replace(r, templates=())
     return Interfaces(tuple(buses), tuple(responders), tuple(streams), tuple(sinks), tuple(serials),
                       tuple(port_names))
 

@@ -55,32 +55,16 @@ def is_riscv(literals: Collection[int]) -> bool:
     return sum(op in literals for op in MAJOR_OPCODES) >= MIN_OPCODES
 
 
-def fetch_templates(width: int) -> tuple[tuple[int, int], ...]:
-    """The ISA's templates for a fetch word of `width` bits: one instruction per 32-bit half.
+def with_isa(mined: Sequence[tuple[int, int]], width: int,
+             literals: Collection[int]) -> tuple[tuple[tuple[int, int], ...], int]:
+    """(templates, lanes) of a responder's decoded memory.
 
-    A 64-bit fetch (two instructions per word) pairs each template with another one, so
-    that every instruction appears in both halves.
+    The mined templates over the whole word; or, when they are few and the design is a RISC-V
+    core, the ISA's, one per 32-bit lane of the word (two instructions per 64-bit fetch).
     """
-    if width < 32:
-        return ()
-    lanes = width // 32
-    n = len(RV32)
-    out = []
-    for i in range(n):
-        mask = value = 0
-        for lane in range(lanes):
-            m, v = RV32[(i + lane * 7) % n]
-            mask |= m << (32 * lane)
-            value |= v << (32 * lane)
-        out.append((mask, value))
-    return tuple(out)
-
-
-def with_isa(mined: Sequence[tuple[int, int]], width: int, literals: Collection[int]) -> tuple[tuple[int, int], ...]:
-    """A responder's templates: the mined ones, or the ISA's when they are few and the design is a RISC-V core."""
-    if len(mined) >= FEW_TEMPLATES or not is_riscv(literals):
-        return tuple(mined)
-    return fetch_templates(width)
+    if len(mined) >= FEW_TEMPLATES or not is_riscv(literals) or width < 32:
+        return tuple(mined), 1
+    return RV32, width // 32
 
 
 PROLOGUE_CSRS = (0x305, 0x340, 0x341, 0x342, 0x343, 0x304, 0x302, 0x303, 0x105, 0x140, 0x141, 0x142, 0x143, 0x104)

@@ -39,12 +39,16 @@ def _fill_task(t: Target, r: Iface, dw: int) -> list[str]:
     lines: list[str] = []
     decode: list[str] = [f"bw_w = {dw}'(bw_bits({dw}));"]
     if r.templates:
-        masks = ", ".join(f"{dw}'h{m:x}" for m, _ in r.templates)
-        values = ", ".join(f"{dw}'h{v:x}" for _, v in r.templates)
-        lines += [f"localparam logic [{dw - 1}:0] BW_{n.upper()}_TM [{len(r.templates)}] = '{{{masks}}};",
-                  f"localparam logic [{dw - 1}:0] BW_{n.upper()}_TV [{len(r.templates)}] = '{{{values}}};"]
-        decode = [f"bw_j = bw_rand() % {len(r.templates)};",
-                  f"bw_w = ({dw}'(bw_bits({dw})) & ~BW_{n.upper()}_TM[bw_j]) | BW_{n.upper()}_TV[bw_j];"]
+        tw = 32 if r.template_lanes > 1 else dw  # one instruction per 32-bit lane, or one template per word
+        masks = ", ".join(f"{tw}'h{m:x}" for m, _ in r.templates)
+        values = ", ".join(f"{tw}'h{v:x}" for _, v in r.templates)
+        lines += [f"localparam logic [{tw - 1}:0] BW_{n.upper()}_TM [{len(r.templates)}] = '{{{masks}}};",
+                  f"localparam logic [{tw - 1}:0] BW_{n.upper()}_TV [{len(r.templates)}] = '{{{values}}};"]
+        draw = f"bw_j = bw_rand() % {len(r.templates)};"
+        word = f"({tw}'(bw_bits({tw})) & ~BW_{n.upper()}_TM[bw_j]) | BW_{n.upper()}_TV[bw_j];"
+        decode = ([draw, f"bw_w = {word}"] if r.template_lanes == 1 else
+                  ["bw_w = '0;", f"for (int bw_l = 0; bw_l < {r.template_lanes}; bw_l++) begin {draw} "
+                                 f"bw_w[32 * bw_l +: 32] = {word} end"])
     for g, (lsb, width, field_values) in enumerate(() if r.templates else decode_order(r)):
         lits = ", ".join(f"{width}'h{v:x}" for v in field_values)
         lines.append(f"localparam logic [{width - 1}:0] BW_{n.upper()}_F{g} [{len(field_values)}] = '{{{lits}}};")

@@ -37,6 +37,22 @@ def test_split_transaction_responders_match_the_sv_testbench(options: SimOptions
     assert (toggles["bus_error_o:0->1"] > 0) == (latency >= 3)
 
 
+
+@pytest.mark.simulator_required
+def test_a_64_bit_fetch_carries_any_two_instructions_in_both_renderings(options: SimOptions) -> None:
+    # dual_fetch (Apache-2.0) hides its decoder behind a queue, so its memory gets the ISA's
+    # encodings, one instruction per 32-bit half drawn on its own: every pair of kinds turns up
+    # (a fixed pairing of templates never put an ALU operation beside a load or a branch).
+    sv, cocotb = run_twins("dual_fetch", "reset 3\nrespond mem fill=decode seed=5\nhold 3000\n", options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert toggle_counts(cocotb) == toggle_counts(sv)
+    seen = {comment for (_file, _line, comment), n in toggle_counts(sv).items() if n > 0}
+    alu, load, store, branch = 0, 1, 2, 3
+    for first, second in ((alu, load), (alu, store), (alu, branch), (load, alu), (branch, alu), (alu, alu)):
+        assert f"pairs[{8 * first + second}]:0->1" in seen, (first, second)
+    assert sum(f"pairs[{k}]:0->1" in seen for k in range(64)) >= 40
+
 @pytest.mark.simulator_required
 @pytest.mark.parametrize("latency", [2, 3])
 def test_ahb_lite_responder_matches_the_sv_testbench(options: SimOptions, latency: int) -> None:

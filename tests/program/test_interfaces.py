@@ -423,7 +423,7 @@ def test_check_records_are_read_back_exactly_and_refused_when_incomplete() -> No
 
 
 def test_a_riscv_core_whose_decoder_is_hidden_gets_the_isa_encodings() -> None:
-    from agent.program.isa import MAJOR_OPCODES, RV32, fetch_templates, is_riscv
+    from agent.program.isa import MAJOR_OPCODES, RV32, is_riscv, with_isa
 
     cpu = layout("cpu", ">clk >rst_n <HADDR[32] <HTRANS[2] <HWRITE <HWDATA[32] >HREADY >HRDATA[32]", {"rst_n": True})
     riscv = {"*": (*MAJOR_OPCODES, 5, 7)}
@@ -435,11 +435,13 @@ def test_a_riscv_core_whose_decoder_is_hidden_gets_the_isa_encodings() -> None:
     assert len(mined.responders[0].templates) == 10  # enough mined templates: they are kept
     assert is_riscv(MAJOR_OPCODES[:8])
     assert not is_riscv(MAJOR_OPCODES[:7])
-    # A 64-bit fetch carries two instructions: each template has one in each half.
-    wide = fetch_templates(64)
-    assert len(wide) == len(RV32)
-    assert all(m & 0x7F == 0x7F and (m >> 32) & 0x7F == 0x7F for m, _ in wide)
-    assert {v & 0xFFFFFFFF for _, v in wide} == {v for _, v in RV32}
+    # A 64-bit fetch carries two instructions: each 32-bit half draws its own template.
+    assert with_isa([], 64, MAJOR_OPCODES) == (RV32, 2)
+    assert with_isa([], 32, MAJOR_OPCODES) == (RV32, 1)
+    fetch = layout("cpu", ">clk >rst_n <HADDR[32] <HTRANS[2] <HWRITE <HWDATA[64] >HREADY >HRDATA[64]", {"rst_n": True})
+    (wide,) = recognise(fetch, constants=riscv).responders
+    assert (wide.templates, wide.template_lanes) == (RV32, 2)
+    assert (r.templates, r.template_lanes) == (RV32, 1)
 
 
 def test_a_riscv_cores_memory_starts_with_a_prologue_that_loads_every_register() -> None:
