@@ -210,12 +210,13 @@ def lsp_port_diagnostics(messages: Mapping[str, str], lines: Sequence[str], desi
                          ) -> list[types.Diagnostic]:
     """One warning per port named in `messages` (port -> message), on the line that declares it in `lines`.
 
-    `related` (port -> a place elsewhere, e.g. the testbench's operation) rides along as related information.
+    A checked accessor (`u_rf.get_register(0..31)`) is said at its function's declaration. `related` (port -> a place elsewhere, e.g. the testbench's operation) rides along as related information.
     """
     out = []
     for name, message in messages.items():
-        at = next((k for k, text in enumerate(lines)
-                   if re.search(rf"\b(output|input)\b.*\b{re.escape(name)}\b", text)), None)
+        func = re.match(r"(?:\w+\.)*(\w+)\(", name)
+        declares = rf"\bfunction\b.*\b{func.group(1)}\b" if func else rf"\b(output|input)\b.*\b{re.escape(name)}\b"
+        at = next((k for k, text in enumerate(lines) if re.search(declares, text)), None)
         if at is None:
             continue
         where = (related or {}).get(name)

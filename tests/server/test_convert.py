@@ -189,6 +189,11 @@ def test_failed_checks_and_findings_are_warnings_at_the_ports() -> None:
     assert "read 2: ahb_read(08) returned ffff3501, the recorded run 0000cafe" in read.message
     (signature,) = lsp_check_diagnostics(log, rtl, "m", Path("tb_m.sv"))  # without the testbench's text
     assert "signature 1, was 2" in signature.message
+    # A checked accessor of the design (a function it marks public) is said at its declaration.
+    rtl = ["module m (input logic clk);", "  function [31:0] get_register; /*verilator public*/", "endmodule"]
+    log = "BW-MISMATCH phase 2: output u_rf.REGFILE.get_register(0..31) differs from the recorded run (signature 1, was 2) at 40\n"
+    (accessor,) = lsp_check_diagnostics(log, rtl, "m", Path("tb_m.sv"))
+    assert accessor.range.start.line == 1
 
 
 def test_a_failed_check_points_at_its_operation_in_the_testbench() -> None:
