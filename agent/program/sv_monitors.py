@@ -59,13 +59,17 @@ class Finding:
     """How many clock edges broke it."""
 
 
+STREAM_PAYLOAD = ("data", "last", "keep", "strb", "id", "dest", "user")
+"""Roles of a stream's payload (held while valid && !ready)."""
+
+
 def _channels(i: Iface) -> list[tuple[str, str, str, tuple[str, ...]]]:
     """(label, request role, taken role, payload roles) per channel the design drives.
 
     A vector of streams (one valid bit per lane) is left out: one lane may move while another waits.
     """
     if i.kind == "sink" and i.lanes == 1:
-        return [("", "valid", "ready", ("data", "last", "keep", "strb", "id", "dest", "user"))]
+        return [("", "valid", "ready", STREAM_PAYLOAD)]
     if i.kind == "axi_master":
         return [("AW", "awvalid", "awready", ("awaddr", "awlen", "awsize", "awburst", "awid", "awprot")),
                 ("W", "wvalid", "wready", ("wdata", "wstrb", "wlast")),
@@ -126,10 +130,6 @@ def rules(t: Target, i: Iface) -> list[Rule]:
         control = tuple(i.port(r) for r in ("htrans", "addr", "hwrite", "hsize", "hburst") if i.port(r))
         out.append(Rule("address phase changed while HREADY was low", f"{trans}[1]", ready, control, i.port("htrans")))
     return out
-
-
-STREAM_PAYLOAD = ("data", "last", "keep", "strb", "id", "dest", "user")
-"""Roles of a stream's payload (held while valid && !ready)."""
 
 
 def _upstream(t: Target, i: Iface) -> list[tuple[str, str, tuple[str, ...]]]:
