@@ -1,7 +1,7 @@
 """The design's own testbench accessors (`/*verilator public*/` functions): called, covered, checked.
 
 With real Verilator on tests/data/program/peek_regs (Apache-2.0): four accumulators no output
-shows, read through `peek(i)` and `total()`; `poke` writes a register and `sum2` takes two
+shows, read through `peek(i)`, `total()` and two wider ones; `poke` writes a register and `sum2` takes two
 arguments, so neither may be called by a generated testbench.
 """
 
@@ -36,9 +36,10 @@ def _covered(result, line: int) -> bool:  # type: ignore[no-untyped-def]
 
 def test_only_the_read_only_accessors_are_found() -> None:
     design = load_design(DATA / "peek_regs")
-    assert read_interface(design).accessors == (Accessor("peek", 8, 2), Accessor("total", 10, 0))
+    assert read_interface(design).accessors == (Accessor("peek", 8, 2), Accessor("total", 10, 0),
+                                                Accessor("both", 40, 0), Accessor("near", 36, 2))
     target, _hints = make_target(design, read_interface(design), "heuristic")
-    assert chk.plan(target).outputs == ("busy", "peek(0..3)", "total()")
+    assert chk.plan(target).outputs == ("busy", "peek(0..3)", "total()", "both()", "near(0..3)")
     assert chk.plan(target, accessors=False).outputs == ("busy",)  # a cocotb test cannot call them
 
 
@@ -62,4 +63,4 @@ def test_the_kept_testbench_calls_them_and_notices_a_change_only_they_show(tmp_p
     assert edited.status == Status.OK
     failed = chk.mismatched_outputs(edited.log_tail)
     assert "busy" not in failed
-    assert {"peek(0..3)", "total()"} & set(failed)
+    assert {"peek(0..3)", "total()", "both()", "near(0..3)"} <= set(failed)

@@ -1,6 +1,7 @@
 // Four accumulators no output shows, read through functions marked for testbenches, for
-// Benchwright's accessor tests. Apache-2.0. `peek(i)` and `total()` only read; `poke` writes a
-// register and `sum2` takes two arguments: neither is for a generated testbench to call.
+// Benchwright's accessor tests. Apache-2.0. `peek(i)`, `total()`, `both()` and `near(i)` (the
+// last two wider than 32 bits) only read; `poke` writes a register and `sum2` takes two
+// arguments: neither is for a generated testbench to call.
 module peek_regs (
   input  logic       clk,
   input  logic       rst,
@@ -33,6 +34,15 @@ module peek_regs (
 
   function [9:0] total; /*verilator public*/
     total = 10'(acc[0]) + 10'(acc[1]) + 10'(acc[2]) + 10'(acc[3]);
+  endfunction
+
+  function [39:0] both; /*verilator public*/
+    both = {acc[3], acc[2], acc[1], acc[0], 8'h5a};
+  endfunction
+
+  function [35:0] near; /*verilator public*/
+    input [1:0] i;
+    near = {acc[i], acc[i + 2'd1], acc[i + 2'd2], acc[i + 2'd3], 4'h9};
   endfunction
 
   function [7:0] poke; /*verilator public*/
