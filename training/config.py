@@ -176,7 +176,9 @@ class SFTConfig:
     """bf16 autocast."""
     gradient_checkpointing: bool = _f(False, "recompute activations to save memory")
     """Gradient checkpointing."""
-    threads: int = _f(1, "CPU threads for torch (1 is fastest on a busy 2-core box)")
+    threads: int = _f(1, "CPU threads for torch: N, 0 (torch's default: every core) or -1 (every core when "
+                         "they are idle as training starts, else 1: on a busy 2-core box a second thread "
+                         "waits on the other core and each step gets slower)")
     """torch threads."""
     max_steps: int = _f(0, "stop after this many optimizer steps (0: the whole epoch); for smoke tests")
     """Step cap."""

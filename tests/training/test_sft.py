@@ -8,12 +8,15 @@ import pytest
 from training.config import SFTConfig, load_config
 from training.data.chat import IGNORE_INDEX, Example
 from training.sft.train import (
+    AUTO_THREADS,
     QWEN3_4B_CONFIG,
+    busy_cores,
     collate,
     epoch_order,
     lora_params,
     lr_at,
     memory_estimate,
+    torch_threads,
 )
 
 PRESETS = Path(__file__).resolve().parents[2] / "training" / "presets"
@@ -29,6 +32,32 @@ def test_collate_pads_ids_labels_and_mask() -> None:
     assert ids == [[5, 6, 7], [8, 0, 0]]
     assert labels == [[IGNORE_INDEX, 6, 7], [8, IGNORE_INDEX, IGNORE_INDEX]]
     assert mask == [[1, 1, 1], [1, 0, 0]]
+
+
+def test_torch_threads_auto_takes_every_core_only_when_they_are_idle() -> None:
+    assert torch_threads(AUTO_THREADS, 2, 0.1) == 2
+    assert torch_threads(AUTO_THREADS, 2, 1.0) == 1  # another process on one core
+    assert torch_threads(AUTO_THREADS, 2, None) == 2  # not measurable: every core
+    assert torch_threads(1, 2, 0.0) == 1  # a number is taken as given
+    assert torch_threads(0, 2, 2.0) == 0  # 0: torch's default
+    assert load_config(PRESETS / "smollm2-cpu.toml").sft.threads == AUTO_THREADS
+
+
+def test_busy_cores_sees_a_spinning_process() -> None:
+    import subprocess
+    import sys
+
+    idle = busy_cores(0.5)
+    if idle is None:
+        pytest.skip("no /proc/stat")
+    spin = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        spinning = busy_cores(0.5)
+    finally:
+        spin.kill()
+        spin.wait()
+    assert spinning is not None
+    assert spinning >= 0.8  # one core held by the spinning process, whatever else runs
 
 
 def test_lr_schedule() -> None:

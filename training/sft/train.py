@@ -19,6 +19,7 @@ import contextlib
 import json
 import logging
 import math
+import os
 import shutil
 import time
 import warnings
@@ -34,6 +35,45 @@ logger = logging.getLogger(__name__)
 
 
 # --- pure helpers ------------------------------------------------------------------------
+
+
+AUTO_THREADS = -1
+"""`SFTConfig.threads` value: every core when they are idle as training starts, else one."""
+
+
+def torch_threads(configured: int, cores: int, busy: float | None) -> int:
+    """The torch threads for `SFTConfig.threads` (0: leave torch's default) on `cores` cores, `busy` of them in use.
+
+    Auto (-1) takes every core only when at most half a core is busy: measured on 2 idle cores
+    a SmolLM2-135M step on 1,500 tokens takes 14 s with two threads and 26 s with one, while on a
+    busy box the second thread waits on the other core and each step gets several times slower.
+    `busy` is None where it cannot be measured: every core then.
+    """
+    if configured != AUTO_THREADS:
+        return max(0, configured)
+    if busy is None or busy <= 0.5:
+        return max(1, cores)
+    return 1
+
+
+def _cpu_times() -> tuple[int, int] | None:
+    """(busy, total) jiffies of all cores since boot, from /proc/stat (None off Linux)."""
+    try:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def busy_cores(interval_s: float = 1.0) -> float | None:
+    """How many cores other processes keep busy, sampled over `interval_s` (None off Linux)."""
+    first = _cpu_times()
+    time.sleep(interval_s)
+    second = _cpu_times()
+    if first is None or second is None or second[1] == first[1]:
+        return None
+    return (second[0] - first[0]) / (second[1] - first[1]) * (os.cpu_count() or 1)
 
 
 def read_records(paths: Sequence[Path]) -> list[dict[str, Any]]:
@@ -151,8 +191,11 @@ def train_stage(base_dir: Path, data_paths: Sequence[Path], out_dir: Path, sft: 
 
     t0 = time.monotonic()
     torch.manual_seed(sft.seed)
-    if sft.threads:
-        torch.set_num_threads(sft.threads)
+    busy = busy_cores() if sft.threads == AUTO_THREADS else None
+    threads = torch_threads(sft.threads, os.cpu_count() or 1, busy)
+    if threads:
+        torch.set_num_threads(threads)
+    logger.info("%s: %d torch thread(s)", stage, torch.get_num_threads())
     out_dir.mkdir(parents=True, exist_ok=True)
     merged_dir, adapter_dir = out_dir / "merged", out_dir / "adapter"
     records = read_records([p for p in data_paths if p.is_file()])
