@@ -77,8 +77,9 @@ def test_smollm2_dequantise_lora_merge_export_reload(tmp_path: Path) -> None:
     from training.sft.gguf_base import dequantize_to_hf
     from training.sft.train import train_stage
 
+    # The smollm2-cpu preset's threads (-1: auto), as the pipeline passes them; then back to one.
+    base = dequantize_to_hf("smollm2-135m", tmp_path / "base", threads=load_config(PRESETS / "smollm2-cpu.toml").sft.threads)
     torch.set_num_threads(1)
-    base = dequantize_to_hf("smollm2-135m", tmp_path / "base")
     meta = json.loads((base / "meta.json").read_text())
     assert meta["kind"] == "gguf"
     assert meta["params"] > 130_000_000

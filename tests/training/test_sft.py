@@ -16,6 +16,7 @@ from training.sft.train import (
     lora_params,
     lr_at,
     memory_estimate,
+    resolve_threads,
     torch_threads,
 )
 
@@ -41,6 +42,7 @@ def test_torch_threads_auto_takes_every_core_only_when_they_are_idle() -> None:
     assert torch_threads(1, 2, 0.0) == 1  # a number is taken as given
     assert torch_threads(0, 2, 2.0) == 0  # 0: torch's default
     assert load_config(PRESETS / "smollm2-cpu.toml").sft.threads == AUTO_THREADS
+    assert resolve_threads(AUTO_THREADS) >= 1  # what torch.set_num_threads accepts
 
 
 def test_busy_cores_sees_a_spinning_process() -> None:

@@ -31,11 +31,13 @@ def dequantize_to_hf(gguf: Path | str, out_dir: Path, *, threads: int = 1) -> Pa
 
     from agent.llm.models import gguf_metadata, resolve_model
     from training.meta import sha256_file
+    from training.sft.train import resolve_threads
 
     t0 = time.monotonic()
     path = resolve_model(gguf)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: GGUF base model not found")
+    threads = resolve_threads(threads)  # SFTConfig.threads: -1 (auto) too
     if threads:
         torch.set_num_threads(threads)
     folder, name = str(path.parent), path.name

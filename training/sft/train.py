@@ -56,6 +56,12 @@ def torch_threads(configured: int, cores: int, busy: float | None) -> int:
     return 1
 
 
+def resolve_threads(configured: int) -> int:
+    """`torch_threads` on this machine (the cores sampled for a second only for auto)."""
+    busy = busy_cores() if configured == AUTO_THREADS else None
+    return torch_threads(configured, os.cpu_count() or 1, busy)
+
+
 def _cpu_times() -> tuple[int, int] | None:
     """(busy, total) jiffies of all cores since boot, from /proc/stat (None off Linux)."""
     try:
@@ -191,8 +197,7 @@ def train_stage(base_dir: Path, data_paths: Sequence[Path], out_dir: Path, sft: 
 
     t0 = time.monotonic()
     torch.manual_seed(sft.seed)
-    busy = busy_cores() if sft.threads == AUTO_THREADS else None
-    threads = torch_threads(sft.threads, os.cpu_count() or 1, busy)
+    threads = resolve_threads(sft.threads)
     if threads:
         torch.set_num_threads(threads)
     logger.info("%s: %d torch thread(s)", stage, torch.get_num_threads())
