@@ -418,12 +418,32 @@ def program_sv(t: Target, ops: Sequence[Op], depth: int = 1, *, comments: dict[i
             lines.append(pad + sweep[1])
             k += sweep[0]
             continue
-        lines.append(pad + op_sv(t, op))
+        line = op_sv(t, op)
+        after = ops[k + 1] if k + 1 < len(ops) else None
+        if after is not None and after.name == "hold" and op.name in HOLD_JOINS and k + 1 not in comments \
+                and k + 1 not in before:
+            line = _then_hold(line, op_sv(t, after))
+            k += 1
+        lines.append(pad + line)
         if op.name == "repeat":
             lines += program_sv(t, op.body, depth + 1)
             lines.append(pad + "end")
         k += 1
     return lines
+
+
+HOLD_JOINS = frozenset({"set", "random", "toggle", "write", "fill", "bus_write", "bus_burst", "send", "sink",
+                        "respond", "serial", "loopback", "corners", "walk"})
+"""Operations a following `hold` joins on one line ("do this, then let it run"): serial frames,
+bursts and random runs are nearly always followed by one, and two lines each spent a quarter
+of a serial device's testbench. Not a read (a checked read keeps a line of its own), a reset,
+a wait, a loop or a block."""
+
+
+def _then_hold(line: str, hold: str) -> str:
+    """`line` with the `hold` call after its statements, before its comment."""
+    code, sep, comment = line.partition("  //")
+    return f"{code} {hold}{sep}{comment}"
 
 
 def render_testbench(t: Target, program: Program, *, title: str = "", notes: Sequence[str] = (),

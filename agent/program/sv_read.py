@@ -13,12 +13,15 @@ import re
 from agent.program import sv_ifaces as ifc
 from agent.program.encode import FILL_CODES, PARITY_CODES
 from agent.program.ops import Op, Program, Value
-from agent.program.sv import BEGIN_MARK, END_MARK
+from agent.program.sv import BEGIN_MARK, END_MARK, HOLD_JOINS
 from agent.program.sv_checks import plain_reads
 from agent.program.sv_shared import expand_openings
 from agent.program.target import Target
 
 _CALL = re.compile(r"(\w+)\(([^()]*)\);")
+_THEN_HOLD = re.compile(r"(.*;) bw_step\((\d+)\);")
+"""A statement with the `hold` that follows it on its line (`sv.HOLD_JOINS`); a wait's
+`for (...) bw_step(1);` has no `;` before its call."""
 _CHECK_CALL = re.compile(r"bw_check\(\d+\);")
 _NUM = re.compile(r"^(?:\d+)?'[sS]?([hHbBdD])([0-9a-fA-F_]+)$")
 
@@ -159,9 +162,16 @@ def parse_testbench(text: str, t: Target) -> Program | None:
                 inner = stack.pop()
                 stack[-1].append(Op(head.name, head.args, tuple(inner)))
                 continue
-            op = _line_op(t, line)
+            code, sep, comment = line.partition("  //")
+            joined = _THEN_HOLD.fullmatch(code)
+            op = _line_op(t, joined.group(1) + sep + comment if joined else line)
             if op is None:
                 return None
+            if joined:
+                if op.name not in HOLD_JOINS:
+                    return None
+                stack[-1] += [op, Op("hold", (("cycles", int(joined.group(2))),))]
+                continue
             if op.name == "repeat":
                 headers.append(op)
                 stack.append([])

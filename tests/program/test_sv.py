@@ -285,3 +285,36 @@ def test_a_shared_opening_covers_what_the_repeated_statements_cover(tmp_path: Pa
         return tuple(m.covered for m in result.coverage.metrics.values())
 
     assert covered(shared, "shared") == covered(repeated, "repeated")
+
+
+def test_a_hold_after_an_operation_joins_its_line_and_reads_back() -> None:
+    t = _target()
+    text = ("reset\nhold 5\nserial rx 16 0x55,0xa5\nhold 500\nbus_burst wb 0x1 4 seed=0x7 bits=8\nhold 20\n"
+            "set waddr=2\nhold 10\nbus_read wb 0x2\nhold 30\nrandom 50 0x9\nhold 2000\nwait busy 1 timeout=20\nhold 7\n"
+            "loopback rx\nhold 3\nrandom 5 0x1\nhold 4\n")
+    program = parse_program(text)
+    tb = render_testbench(t, program, phases=[(0, "first"), (16, "second")])
+    body = [line.strip() for line in tb.split(BEGIN_MARK)[1].split(END_MARK)[0].splitlines() if line.strip()]
+    assert body == [
+        "// first",
+        "bw_reset(3);",
+        "bw_step(5);",  # a reset keeps its line: a hold after it is the time it lets settle
+        "rx_send(16, 9'h055, 0, 1); rx_send(16, 9'h0a5, 0, 1); bw_step(500);",
+        "wb_burst(2'h1, 4, 32'h7, 1'b1, 8); bw_step(20);  // random writes",
+        "waddr = 4'h2; bw_step(10);",
+        "wb_read(2'h2);",  # a read keeps its line (a checked read is matched line by line)
+        "bw_step(30);",
+        "bw_random(50, 32'h9, 40, 30, 1, 0, 17'b11111111111111110); bw_step(2000);",
+        "for (int t = 0; t < 20 && busy != 1'h1; t++) bw_step(1);",
+        "bw_step(7);",
+        "bw_rx_lb = 1'b1; bw_step(3);  // loopback",
+        "// second",
+        "bw_random(5, 32'h1, 40, 30, 1, 0, 17'b11111111111111110); bw_step(4);",
+    ]
+    assert parse_testbench(tb, t) == canonical_program(program)
+    # A hold joined to a statement that never takes one is not a testbench this module wrote.
+    assert parse_testbench(tb.replace("bw_step(5);", "bw_reset(3); bw_step(5);", 1), t) is None
+    # A phase that starts at the hold keeps it on its own line, after the phase's comment.
+    split = render_testbench(t, program, phases=[(0, "first"), (17, "second")])
+    assert "bw_random(5, 32'h1, 40, 30, 1, 0, 17'b11111111111111110);\n    // second\n    bw_step(4);" in split
+    assert parse_testbench(split, t) == canonical_program(program)
