@@ -509,6 +509,17 @@ def fit_lines(
 
         # A finding's witness goes last: it shows a broken protocol rule, which no point measures.
         entries.remove(min([e for e in entries if not e.finding] or entries, key=lambda e: (unique(e), -len(e.program))))
+    # A long program dropped late can leave room for a short one dropped earlier: put back, the
+    # most valuable first, every dropped program the testbench still has lines for.
+    def adds(e: Entry) -> int:
+        return weigh(e.covered - frozenset().union(*(o.covered for o in entries)))
+
+    kept = {id(e) for e in entries}
+    for entry in sorted((e for e in result.entries if id(e) not in kept), key=adds, reverse=True):
+        trial = [e for e in result.entries if id(e) in kept or e is entry]  # the search's order
+        if adds(entry) > 0 and _tb_lines(target, replace(result, entries=tuple(trial)), design) <= MAX_TB_LINES:
+            entries = trial
+            kept.add(id(entry))
     return replace(result, entries=tuple(entries), keys=frozenset().union(*(e.covered for e in entries)))
 
 

@@ -270,3 +270,28 @@ def test_a_design_with_two_resets_gets_each_alone_as_well() -> None:
     assert any(ops[0].name == "reset" for ops in drawn)
     for ops in drawn:
         check(Program((op("reset"), *ops)), t.scope)
+
+
+def test_fitting_puts_back_a_short_program_a_long_one_made_room_for() -> None:
+    from agent.heuristic.corpus import Entry, ProgramSearchResult
+    from agent.heuristic.engine import MAX_TB_LINES, _tb_lines, fit_lines
+    from agent.program.text import parse_program
+    from sim.suite import Design
+
+    t = _target()
+
+    def entry(n: int, points: str, k: int, trial: int) -> Entry:
+        # One line per operation; no two programs open alike (a shared opening would be one task).
+        text = "reset\n" + "".join(f"set r={(v + trial) % 256:#x}\n" for v in range(n))
+        return Entry(parse_program(text), frozenset(f"{points}{i}" for i in range(k)), "test", trial)
+
+    # The fit drops the least valuable first: the short C, then (still too long) B; with B gone
+    # there is room for C again.
+    a, b, c = entry(200, "a", 100, 1), entry(180, "b", 50, 2), entry(5, "c", 10, 3)
+    result = ProgramSearchResult((a, b, c), a.covered | b.covered | c.covered, 200)
+    design = Design("unit", REPO, "unit", ())
+    assert _tb_lines(t, result, design) > MAX_TB_LINES
+    fitted = fit_lines(t, result, design)
+    assert fitted.entries == (a, c)
+    assert _tb_lines(t, fitted, design) <= MAX_TB_LINES
+    assert fitted.keys == a.covered | c.covered
