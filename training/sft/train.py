@@ -56,32 +56,6 @@ def torch_threads(configured: int, cores: int, busy: float | None) -> int:
     return 1
 
 
-def resolve_threads(configured: int) -> int:
-    """`torch_threads` on this machine (the cores sampled for a second only for auto)."""
-    busy = busy_cores() if configured == AUTO_THREADS else None
-    return torch_threads(configured, os.cpu_count() or 1, busy)
-
-
-def _cpu_times() -> tuple[int, int] | None:
-    """(busy, total) jiffies of all cores since boot, from /proc/stat (None off Linux)."""
-    try:
-        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    except (OSError, ValueError):
-        return None
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
-    return sum(fields) - idle, sum(fields)
-
-
-def busy_cores(interval_s: float = 1.0) -> float | None:
-    """How many cores other processes keep busy, sampled over `interval_s` (None off Linux)."""
-    first = _cpu_times()
-    time.sleep(interval_s)
-    second = _cpu_times()
-    if first is None or second is None or second[1] == first[1]:
-        return None
-    return (second[0] - first[0]) / (second[1] - first[1]) * (os.cpu_count() or 1)
-
-
 def read_records(paths: Sequence[Path]) -> list[dict[str, Any]]:
     """All chat records of some JSONL files, in file order."""
     out = []
@@ -178,6 +152,32 @@ QWEN3_4B_CONFIG = {"hidden_size": 2560, "num_hidden_layers": 36, "num_attention_
 
 
 # --- training ----------------------------------------------------------------------------
+
+
+def resolve_threads(configured: int) -> int:
+    """`torch_threads` on this machine (the cores sampled for a second only for auto)."""
+    busy = busy_cores() if configured == AUTO_THREADS else None
+    return torch_threads(configured, os.cpu_count() or 1, busy)
+
+
+def _cpu_times() -> tuple[int, int] | None:
+    """(busy, total) jiffies of all cores since boot, from /proc/stat (None off Linux)."""
+    try:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def busy_cores(interval_s: float = 1.0) -> float | None:
+    """How many cores other processes keep busy, sampled over `interval_s` (None off Linux)."""
+    first = _cpu_times()
+    time.sleep(interval_s)
+    second = _cpu_times()
+    if first is None or second is None or second[1] == first[1]:
+        return None
+    return (second[0] - first[0]) / (second[1] - first[1]) * (os.cpu_count() or 1)
 
 
 def train_stage(base_dir: Path, data_paths: Sequence[Path], out_dir: Path, sft: Any, *,
