@@ -62,9 +62,13 @@ class LLMPolicy:
     """Registry name (overridden by subclasses)."""
 
     def __init__(self, backend: Backend, *, max_tokens: int = 2048, temperature: float = 0.2,
-                 seed: int | None = 0, limits: PromptLimits = DEFAULT_LIMITS, format: str = "sv") -> None:
+                 seed: int | None = 0, limits: PromptLimits = DEFAULT_LIMITS, format: str = "sv",
+                 redraws: int = 2) -> None:
         self.backend = backend
         """Where completions come from."""
+        self.redraws = redraws
+        """Program mode: replies drawn again (at REDRAW_TEMPERATURE) when a refinement's reply is the
+        program it was shown; the last one is taken whatever it is."""
         self.format, self.format_reason = choose_format(format, backend)
         """`program` or `sv` (resolved from `auto`), and why."""
         self._targets: dict[tuple[Any, ...], Any] = {}
@@ -91,10 +95,12 @@ class LLMPolicy:
             return self._propose_program(state, target)
         return self._propose_sv(state)
 
-    def _complete(self, state: State, messages: list[dict[str, str]], grammar: str | None = None) -> Completion:
+    def _complete(self, state: State, messages: list[dict[str, str]], grammar: str | None = None,
+                  temperature: float | None = None) -> Completion:
         seed = None if self.seed is None else self.seed + self.calls
         self.calls += 1
-        return self.backend.complete(messages, max_tokens=self.max_tokens, temperature=self.temperature,
+        return self.backend.complete(messages, max_tokens=self.max_tokens,
+                                     temperature=self.temperature if temperature is None else temperature,
                                      seed=seed, top=state.design.top, grammar=grammar)
 
     def _propose_sv(self, state: State, note: str = "") -> Proposal:
@@ -129,24 +135,38 @@ class LLMPolicy:
         from agent.llm.program_parse import parse_program_reply
         from agent.llm.program_prompting import ProgramPrompts
         from agent.program.sv import render_testbench
+        from agent.program.text import canonical_program
 
         prompts = ProgramPrompts(target)
         limits = self.backend.fit_limits(state, self.limits, self.max_tokens, prompts=prompts)
         messages = messages_for(prompts, state, limits)
-        completion = self._complete(state, messages, grammar=program_grammar(target).gbnf)
-        usage = {"backend": self.backend.name, "format": "program", **completion.usage()}
-        base = Proposal(testbench="", filename=f"tb_{state.design.top}.sv", response=completion.text,
-                        messages=tuple(dict(m) for m in messages), usage=usage)
-        text = completion.text
-        if completion.finish_reason == "repetition":
-            from agent.llm.repetition import cut_loop, repeating
+        shown = _shown_program(state, target)
+        grammar = program_grammar(target).gbnf
+        redrawn = 0
+        while True:
+            # A refinement that writes the program it was shown again spends a simulator call on
+            # what is already known: draw again, hotter, a few times before accepting it.
+            again = redrawn > 0
+            completion = self._complete(state, messages, grammar=grammar,
+                                        temperature=max(self.temperature, REDRAW_TEMPERATURE) if again else None)
+            usage = {"backend": self.backend.name, "format": "program", **completion.usage(),
+                     **({"repeats_redrawn": redrawn} if shown is not None else {})}
+            base = Proposal(testbench="", filename=f"tb_{state.design.top}.sv", response=completion.text,
+                            messages=tuple(dict(m) for m in messages), usage=usage)
+            text = completion.text
+            if completion.finish_reason == "repetition":
+                from agent.llm.repetition import cut_loop, repeating
 
-            loop = repeating(text, program=True)
-            text = cut_loop(text, loop) if loop is not None else text  # one copy of the loop is enough
-        try:
-            parsed = parse_program_reply(text, target.scope, cut=completion.finish_reason in ("length", "repetition"))
-        except FormatError as exc:
-            return replace(base, format_error=_with_stop(exc.message, completion))
+                loop = repeating(text, program=True)
+                text = cut_loop(text, loop) if loop is not None else text  # one copy of the loop is enough
+            try:
+                parsed = parse_program_reply(text, target.scope,
+                                             cut=completion.finish_reason in ("length", "repetition"))
+            except FormatError as exc:
+                return replace(base, format_error=_with_stop(exc.message, completion))
+            if shown is None or canonical_program(parsed.program) != shown or redrawn >= self.redraws:
+                break
+            redrawn += 1
         notes = [n for n in (parsed.note, completion.stopped) if n]
         model = completion.model or self.backend.name
         tb = render_testbench(target, parsed.program, title=f"a stimulus program written by {model}",
@@ -158,6 +178,19 @@ class LLMPolicy:
     def close(self) -> None:
         """Release the backend."""
         self.backend.close()
+
+
+REDRAW_TEMPERATURE = 0.9
+"""Sampling temperature of a reply drawn again because the first repeated the program shown."""
+
+
+def _shown_program(state: State, target: Any) -> Any:
+    """The program of the state's testbench when it is one we rendered (None at s_0 or for foreign text)."""
+    if not state.testbench:
+        return None
+    from agent.program.sv_read import parse_testbench
+
+    return parse_testbench(state.testbench, target)
 
 
 def _with_stop(message: str, completion: Completion) -> str:

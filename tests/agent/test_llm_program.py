@@ -39,7 +39,7 @@ class ScriptedBackend:
 
     def complete(self, messages: Sequence[Any], *, max_tokens: int, temperature: float, seed: int | None,
                  top: str, grammar: str | None = None) -> Completion:
-        self.asked.append({"messages": list(messages), "grammar": grammar, "top": top})
+        self.asked.append({"messages": list(messages), "grammar": grammar, "top": top, "temperature": temperature})
         return self.replies.pop(0)
 
     def fit_limits(self, state: State, limits: PromptLimits, max_tokens: int,
@@ -114,6 +114,31 @@ def test_refinement_shows_the_current_program_and_its_holes(counter_design: Desi
     assert "This is the current program (the best one so far)" in user
     assert "```\nreset\nhold 5\n```" in user
     assert "Uncovered points" in user
+
+
+@pytest.mark.simulator_required
+def test_a_refinement_that_repeats_the_program_shown_is_drawn_again(counter_design: Design) -> None:
+    shown = "```\nreset\nset en=1\nhold 20\n```"
+    backend = ScriptedBackend([Completion(shown)])
+    policy = LLMPolicy(backend, format="program", temperature=0.2)  # type: ignore[arg-type]
+    first = policy.propose(State(counter_design), budget())
+    assert "repeats_redrawn" not in first.usage  # s_0 shows no program
+    state = State(counter_design, testbench=first.testbench, step=1)
+    # Written the same apart from spacing and a comment-free hex form: still a repeat.
+    backend.replies += [Completion("```\nreset\nset en=0x1\nhold 20\n```"), Completion("```\nreset\nhold 90\n```")]
+    proposal = policy.propose(state, budget())
+    program = parse_testbench(proposal.testbench, policy.target(counter_design))
+    assert program is not None
+    assert format_program(program) == "reset\nhold 90\n"
+    assert proposal.usage["repeats_redrawn"] == 1
+    assert [a["temperature"] for a in backend.asked if "temperature" in a][-2:] == [0.2, 0.9]
+    # A model that only ever repeats: the last draw is taken, after `redraws` more tries.
+    backend.replies += [Completion(shown)] * 3
+    stuck = policy.propose(state, budget())
+    assert parse_testbench(stuck.testbench, policy.target(counter_design)) == \
+        parse_testbench(first.testbench, policy.target(counter_design))
+    assert stuck.usage["repeats_redrawn"] == 2
+    assert not backend.replies
 
 
 @pytest.mark.simulator_required
