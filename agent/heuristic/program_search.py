@@ -483,7 +483,8 @@ class ProgramSearch:
         own reset but after the previous ones (registers without a reset keep their values:
         a baud divisor written by one program slows the next), so a program can cover less
         there. The program covering most goes first (it keeps its power-up context); each
-        next one is tried after the chain (one call) and, when that context costs it more
+        next one (the one adding most to the chain's points, none that adds nothing) is tried
+        after the chain (one call) and, when that context costs it more
         than half of its new points, before the chain (one more call). The last kept run is
         exactly what the final testbench covers. Returns the chain, (index of its first
         operation, entry) per kept program, and the last run.
@@ -492,9 +493,17 @@ class ProgramSearch:
         keys: frozenset[str] = frozenset()
         last: SimResult | None = None
         weigh = self.weigh
-        for entry in sorted(entries, key=lambda e: (-weigh(e.covered), -len(e.covered), e.trial)):
+        left = list(entries)
+        while left:
+            # Next, the program that adds most to the chain so far (greedy set cover): kept
+            # programs overlap, and taking them by size alone spent the calls on near-copies of
+            # the first while programs with points of their own waited past the budget.
+            entry = max(left, key=lambda e: (weigh(e.covered - keys), weigh(e.covered), len(e.covered), -e.trial))
+            left.remove(entry)
             if should_stop() and last is not None:
                 break
+            if last is not None and not entry.finding and not weigh(entry.covered - keys):
+                continue  # nothing of its own to add: no call
             best: tuple[list[Entry], frozenset[str], SimResult] | None = None
             # A finding's witness goes last and stays when the chain still breaks its rule.
             orders = ([*chain, entry],) if chain and entry.finding else \

@@ -304,6 +304,21 @@ def test_assemble_spends_no_call_past_its_stop() -> None:
     assert len(calls) == 2
 
 
+def test_assemble_takes_the_program_that_adds_most_next_and_skips_near_copies() -> None:
+    calls: list[Program] = []
+    search = ProgramSearch(TARGET, _runner(calls), hints=Hints(), config=ProgramSearchConfig(seed=3))
+    big = Entry(parse_program("reset\nset v=3\nset v=7\n"), frozenset({"p3", "p7"}), "big", 0)
+    near = Entry(parse_program("reset\nset v=7\nset v=3\nhold 1\n"), frozenset({"p3", "p7"}), "near", 1)
+    small = Entry(parse_program("reset\nset v=11\n"), frozenset({"p11"}), "small", 2)
+    # By size the near-copy came second and took the last call; by what each adds, the small
+    # program with a point of its own is next and the near-copy costs no call at all.
+    _, kept, last = search.assemble([big, near, small], lambda: len(calls) >= 2)
+    assert [e.label for _, e in kept] == ["big", "small"]
+    assert len(calls) == 2
+    assert last is not None
+    assert covered_keys(last) == frozenset({"p3", "p7", "p11"})
+
+
 def test_moves_are_seeded_and_fit_the_caps() -> None:
     hints = Hints(palettes=TARGET.palettes, focus={"v": (12,)}, toggles=(("w", 7),))
     for gen in moves.generators_for(TARGET):
