@@ -67,8 +67,11 @@ MAX_TB_LINES = 400
 """A final testbench longer than this gets its programs shrunk (a person reads every line; the
 checks issue sets 400 as the most a readable testbench may have)."""
 
-ASSEMBLY_CALLS = 12
-"""Simulator calls held back to chain the kept programs into the final one (one per program)."""
+ASSEMBLY_CALLS = 16
+"""Simulator calls held back to chain the kept programs into the final one (one per program).
+Since a hold shares its line, the 400-line fit keeps 12-14 programs of a UART's cover; with 12
+calls the chain ran out before them (16: wbuart seed 1 92.29 -> 92.69, seed 2 92.81 -> 93.17,
+uart_top and wbqspiflash unchanged)."""
 
 SHRINK_SHARE = 0.15
 """Share of a proposal's simulator calls held back for shrinking the programs when the
