@@ -102,7 +102,8 @@ class ScriptedBackend:
 def test_a_real_episode_that_repeats_then_gains(counter_design: Any, tmp_path: Path) -> None:
     same = "```\nreset\nhold 5\n```"
     backend = ScriptedBackend([same, same, "```\nreset\nset en=1\nhold 300\n```"])
-    policy = LLMPolicy(backend, format="program")  # type: ignore[arg-type]
+    # The measurement counts what a policy submits: without redraws the repeat reaches the simulator.
+    policy = LLMPolicy(backend, format="program", redraws=0)  # type: ignore[arg-type]
     t0 = time.monotonic()
     ep = run_episode(counter_design, policy, AgentConfig(refinements=2, target=100.0, max_sim_calls=6,
                                                          sim=SimOptions(cache_dir=tmp_path / "c")))
