@@ -21,13 +21,12 @@ from agent.heuristic import steer as sr
 from agent.heuristic.blame import summarize_failures
 from agent.heuristic.corpus import (
     CoverSize,
-    Entry,
     ProgramSearchResult,
-    Weigh,
     chain_starts,
     chapters,
     covered_keys,
 )
+from agent.heuristic.final_tb import MAX_TB_LINES, fit_lines, render_final, tb_lines
 from agent.heuristic.program_search import ProgramSearch, ProgramSearchConfig
 from agent.heuristic.spec_hints import mine_spec
 from agent.heuristic.stimulus import Hints, make_layout
@@ -62,10 +61,6 @@ OBJECTIVES: tuple[str, ...] = ("coverage", "coverage+mutation")
 
 COVERAGE_SHARE = 0.85
 """With the mutation objective: most of the simulator calls the coverage search gets first."""
-
-MAX_TB_LINES = 400
-"""A final testbench longer than this gets its programs shrunk (a person reads every line; the
-checks issue sets 400 as the most a readable testbench may have)."""
 
 ASSEMBLY_CALLS = 16
 """Simulator calls held back to chain the kept programs into the final one (one per program).
@@ -381,10 +376,10 @@ def run_engine(
     stop_at = end
     if (
         strategy != "random"
-        and _tb_lines(target, search.result(), design) > MAX_TB_LINES
+        and tb_lines(target, search.result(), design) > MAX_TB_LINES
     ):
         search.shrink(should_stop)
-    if _tb_lines(target, search.result(), design) <= MAX_TB_LINES:
+    if tb_lines(target, search.result(), design) <= MAX_TB_LINES:
         search.run()
     before_fit = search.result()
     result = fit_lines(target, before_fit, design, search.weigh)
@@ -495,47 +490,6 @@ def reproduces(final: SimResult | None, result: ProgramSearchResult) -> bool:
     return {top_free_key(k) for k in covered_keys(final)} == {top_free_key(k) for k in result.keys}
 
 
-def fit_lines(
-    target: Target, result: ProgramSearchResult, design: Design, weigh: Weigh = len
-) -> ProgramSearchResult:
-    """`result` without the programs that add the least (by `weigh`), until its testbench fits MAX_TB_LINES."""
-    entries = list(result.entries)
-    while (
-        len(entries) > 1
-        and _tb_lines(target, replace(result, entries=tuple(entries)), design)
-        > MAX_TB_LINES
-    ):
-
-        def unique(e: Entry) -> tuple[int, int]:
-            others = frozenset().union(*(o.covered for o in entries if o is not e))
-            return weigh(e.covered - others), len(e.covered - others)
-
-        # A finding's witness goes last: it shows a broken protocol rule, which no point measures.
-        entries.remove(min([e for e in entries if not e.finding] or entries, key=lambda e: (unique(e), -len(e.program))))
-    # A long program dropped late can leave room for a short one dropped earlier: put back, the
-    # most valuable first, every dropped program the testbench still has lines for.
-    def adds(e: Entry) -> int:
-        return weigh(e.covered - frozenset().union(*(o.covered for o in entries)))
-
-    kept = {id(e) for e in entries}
-    for entry in sorted((e for e in result.entries if id(e) not in kept), key=adds, reverse=True):
-        trial = [e for e in result.entries if id(e) in kept or e is entry]  # the search's order
-        if adds(entry) > 0 and _tb_lines(target, replace(result, entries=tuple(trial)), design) <= MAX_TB_LINES:
-            entries = trial
-            kept.add(id(entry))
-    return replace(result, entries=tuple(entries), keys=frozenset().union(*(e.covered for e in entries)))
-
-
-def _tb_lines(target: Target, result: ProgramSearchResult, design: Design) -> int:
-    """Lines the final testbench of `result` would have, its checks included."""
-    plan = chk.plan(target)
-    rows = chk.phase_count(len(result.entries))
-    checks = replace(plan, expected=((0,) * len(plan.outputs),) * rows) if plan.outputs else None
-    return len(
-        render_final(target, result, result.program, "heuristic", design, checks=checks).splitlines()
-    )
-
-
 def with_checks(
     design: Design,
     render: Callable[[chk.Checks | None], str],
@@ -569,43 +523,3 @@ def _cocotb(target: Target, program: Program) -> str:
     except ImportError:
         return ""
     return render_cocotb(target, program)
-
-
-def render_final(
-    target: Target,
-    result: ProgramSearchResult,
-    program: Program,
-    strategy: str,
-    design: Design,
-    starts: Sequence[int] | None = None,
-    checks: chk.Checks | None = None,
-) -> str:
-    """The testbench of a search: its programs as task calls, a comment per program saying what it added.
-
-    `checks`: compare every output per program with recorded signatures (or record them).
-    """
-    notes = [
-        f"design {design.name}; {len(result.trials)} trials, {len(result.entries)} programs kept, "
-        f"covering {result.covered} of {result.total} points together"
-    ]
-    phases: list[tuple[int, str]] = []
-    seen: set[str] = set()
-    for k, (at, entry) in enumerate(
-        zip(
-            starts if starts is not None else chain_starts(result.entries),
-            result.entries,
-            strict=True,
-        )
-    ):
-        new = len(entry.covered - seen)
-        seen |= entry.covered
-        why = f"breaks {entry.finding.split(' ', 2)[-1]}" if entry.finding else f"+{new} points"
-        phases.append((at, f"program {k + 1} (trial {entry.trial}, {entry.label}): {why}"))
-    if result.failures:
-        notes += summarize_failures(result.failures)[:3]
-    title = (
-        "a stimulus program found by the Benchwright engine"
-        if strategy == "heuristic"
-        else "uniform random stimulus (Benchwright random baseline)"
-    )
-    return render_testbench(target, program, title=title, notes=notes, phases=phases, checks=checks)

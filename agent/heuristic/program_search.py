@@ -24,13 +24,12 @@ from dataclasses import dataclass, replace
 
 from agent.heuristic import edits, moves, scenarios
 from agent.heuristic.blame import Failure, analyse_failure
+from agent.heuristic.chain import assemble
 from agent.heuristic.corpus import (
     Entry,
     ProgramSearchResult,
     Trial,
     Weigh,
-    chain_starts,
-    chained,
     covered_keys,
     score_weights,
     set_cover,
@@ -477,77 +476,8 @@ class ProgramSearch:
     def assemble(
         self, entries: Sequence[Entry], should_stop: Callable[[], bool]
     ) -> tuple[Program, tuple[tuple[int, Entry], ...], SimResult | None]:
-        """Chain the chosen programs into one and keep each only if it adds points *in that context*.
-
-        Programs were judged alone, from power-up; one after another, each starts from its
-        own reset but after the previous ones (registers without a reset keep their values:
-        a baud divisor written by one program slows the next), so a program can cover less
-        there. The program covering most goes first (it keeps its power-up context); each
-        next one (the one adding most to the chain's points, none that adds nothing) is tried
-        after the chain (one call) and, when that context costs it more
-        than half of its new points, before the chain (one more call). The last kept run is
-        exactly what the final testbench covers. Returns the chain, (index of its first
-        operation, entry) per kept program, and the last run.
-        """
-        chain: list[Entry] = []
-        keys: frozenset[str] = frozenset()
-        last: SimResult | None = None
-        weigh = self.weigh
-        left = list(entries)
-        while left:
-            # Next, the program that adds most to the chain so far (greedy set cover): kept
-            # programs overlap, and taking them by size alone spent the calls on near-copies of
-            # the first while programs with points of their own waited past the budget.
-            entry = max(left, key=lambda e: (weigh(e.covered - keys), weigh(e.covered), len(e.covered), -e.trial))
-            left.remove(entry)
-            if should_stop() and last is not None:
-                break
-            if last is not None and not entry.finding and not weigh(entry.covered - keys):
-                continue  # nothing of its own to add: no call
-            best: tuple[list[Entry], frozenset[str], SimResult] | None = None
-            # A finding's witness goes last and stays when the chain still breaks its rule.
-            orders = ([*chain, entry],) if chain and entry.finding else \
-                ([*chain, entry], [entry, *chain]) if chain else ([entry],)
-            for order in orders:
-                if len(order) > 1 and order[0] is entry and (
-                    should_stop()
-                    or (
-                        best is not None
-                        and weigh(best[1] - keys) * 2 >= weigh(entry.covered - keys)
-                    )
-                ):
-                    break  # the second order only when the budget allows and it may help
-                res = self.runner(chained(order))
-                got = covered_keys(res) if res.status == Status.OK else frozenset()
-                # Judged by the score (weights), not the point count: a chain that loses a
-                # branch for two toggles is worse.
-                better = (
-                    res.status == Status.OK
-                    and weigh(got) > weigh(keys)
-                    and (best is None or weigh(got) > weigh(best[1]))
-                ) or (
-                    res.status == Status.OK
-                    and bool(entry.finding)
-                    and weigh(got) >= weigh(keys)
-                    and entry.finding in {finding_key(f) for f in parse_findings(res.log_tail)}
-                )
-                self._note("assemble", max(0, len(got) - len(keys)), better, res.status)
-                logger.debug(
-                    "assemble %s %s: chain %d -> %d points",
-                    entry.label,
-                    "after" if order[-1] is entry else "before",
-                    len(keys),
-                    len(got),
-                )
-                if better:
-                    best = (order, got, res)
-            if best is not None:
-                chain, keys, last = best
-        return (
-            chained(chain),
-            tuple(zip(chain_starts(chain), chain, strict=True)),
-            last,
-        )
+        """Chain the chosen programs into one (`chain.assemble`); every run is a trial of this search."""
+        return assemble(self.runner, self.weigh, self._note, entries, should_stop)
 
     def result(self) -> ProgramSearchResult:
         """The set cover of the corpus and the search's record."""

@@ -274,7 +274,7 @@ def test_a_design_with_two_resets_gets_each_alone_as_well() -> None:
 
 def test_fitting_puts_back_a_short_program_a_long_one_made_room_for() -> None:
     from agent.heuristic.corpus import Entry, ProgramSearchResult
-    from agent.heuristic.engine import MAX_TB_LINES, _tb_lines, fit_lines
+    from agent.heuristic.final_tb import MAX_TB_LINES, fit_lines, tb_lines
     from agent.program.text import parse_program
     from sim.suite import Design
 
@@ -290,8 +290,8 @@ def test_fitting_puts_back_a_short_program_a_long_one_made_room_for() -> None:
     a, b, c = entry(200, "a", 100, 1), entry(180, "b", 50, 2), entry(5, "c", 10, 3)
     result = ProgramSearchResult((a, b, c), a.covered | b.covered | c.covered, 200)
     design = Design("unit", REPO, "unit", ())
-    assert _tb_lines(t, result, design) > MAX_TB_LINES
+    assert tb_lines(t, result, design) > MAX_TB_LINES
     fitted = fit_lines(t, result, design)
     assert fitted.entries == (a, c)
-    assert _tb_lines(t, fitted, design) <= MAX_TB_LINES
+    assert tb_lines(t, fitted, design) <= MAX_TB_LINES
     assert fitted.keys == a.covered | c.covered

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.heuristic.engine import MAX_TB_LINES, run_engine
+from agent.heuristic.engine import run_engine
+from agent.heuristic.final_tb import MAX_TB_LINES
 from agent.heuristic.policies import HeuristicPolicy, RandomPolicy
 from agent.policy import Budget, State, get_policy
 from sim.suite import load_design
