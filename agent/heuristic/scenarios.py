@@ -119,9 +119,42 @@ def _banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Ifac
         out += _packed(t, f"banked divisor errors, {name}", [*base, *setup], passes, 2)
         passes = [[op("bus_write", bus.name, gate, mode), *ops,
                    *(op("bus_burst", bus.name, a, ERROR_SLOTS, write=0) for a in regs)]
-                  for mode in modes for ops in _error_slots(rng, t, DIVISOR_PERIOD)]
-        out += _packed(t, f"banked divisor error slots, {name}", [*base, *setup], passes, 2)
+                  for i, mode in enumerate(modes) for ops in _error_slots(rng, t, DIVISOR_PERIOD, breaks=i == 0)]
+        out += _packed(t, f"banked divisor error slots, {name}", [*base, *setup], passes, ERROR_SLOT_PROGRAMS)
+        out.append((f"banked divisor narrow words, {name}",
+                    Program((*base, *setup, *_narrow_words(rng, bus, gate, low), *drain))))
     return out
+
+
+NARROW_MODE = 0x00
+"""A 16550's line control for its narrowest frames: 5 data bits, one stop bit, no parity."""
+
+NARROW_BITS = 5
+"""Data bits of those frames."""
+
+NARROW_BURSTS = 8
+"""Bursts of a FIFO's depth (16) of random 5-bit words: 128 draws reach all 32 values (31.4 on
+average), which a transmitter's parity over the word (`^data[4:0]`, all 32 rows of its
+expression coverage) needs; the covering array's mode words send 8 bytes under each."""
+
+
+def _narrow_words(rng: random.Random, bus: Iface, gate: int, low: int) -> list[Op]:
+    """Every value of the narrowest data word through the transmitter, one FIFO's depth at a time.
+
+    Each burst is followed by the time its frames take to leave (16 frames of at most 8 bit
+    times), so no write meets a full FIFO.
+    """
+    ops = [op("bus_write", bus.name, gate, NARROW_MODE)]
+    for _ in range(NARROW_BURSTS):
+        ops += [op("bus_burst", bus.name, low, 16, seed=seed(rng), bits=NARROW_BITS),
+                op("hold", 16 * 8 * DIVISOR_PERIOD)]
+    return ops
+
+
+ERROR_SLOT_PROGRAMS = 5
+"""Programs of error-slot passes (three passes each): every mode word's two parities and one
+run of breaks. A parity error in every slot needs a word with parity on and stick parity off,
+which the covering array holds somewhere in its six rows, not always in the first two."""
 
 
 ERROR_SLOTS = 20
@@ -129,19 +162,25 @@ ERROR_SLOTS = 20
 slot's error bits are set (and cleared again when the FIFO is drained)."""
 
 
-def _error_slots(rng: random.Random, t: Target, period: int) -> list[list[Op]]:
-    """Bursts of bad frames into every serial input: missing stop bits (parity set), then breaks.
+def _error_slots(rng: random.Random, t: Target, period: int, breaks: bool) -> list[list[Op]]:
+    """Bursts of bad frames into every serial input: missing stop bits, each parity, then breaks.
 
-    A receiver with a FIFO keeps each byte's errors beside it: only a run of bad frames longer
-    than the FIFO reaches every slot. Each burst is followed by an idle line, then the caller
-    drains the FIFO.
+    Breaks only with `breaks`. A receiver with a FIFO keeps each byte's errors beside it: only a run of bad frames longer
+    than the FIFO reaches every slot. Under a mode word with parity on, one of the two parities
+    is wrong in every frame (and the other clears the slots' parity bits again). Each burst is
+    followed by an idle line, then the caller drains the FIFO.
     """
-    framing, breaks = [], []
-    for s in t.interfaces.serials:
-        framing += [op("serial", s.name, period, tuple(rng.randrange(256) for _ in range(ERROR_SLOTS)),
-                       parity="even", stop=0), op("hold", 20 * period)]
-        breaks += [op("serial", s.name, period, (0x100,) * ERROR_SLOTS), op("hold", 20 * period)]
-    return [framing, breaks]
+    passes: list[list[Op]] = []
+    for parity in ("even", "odd"):
+        passes.append([])
+        for s in t.interfaces.serials:
+            passes[-1] += [op("serial", s.name, period, tuple(rng.randrange(256) for _ in range(ERROR_SLOTS)),
+                              parity=parity, stop=0), op("hold", 20 * period)]
+    if breaks:
+        passes.append([])
+        for s in t.interfaces.serials:
+            passes[-1] += [op("serial", s.name, period, (0x100,) * ERROR_SLOTS), op("hold", 20 * period)]
+    return passes
 
 
 def consecutive_steps(bus: Iface) -> tuple[int, ...]:

@@ -295,3 +295,43 @@ def test_fitting_puts_back_a_short_program_a_long_one_made_room_for() -> None:
     assert fitted.entries == (a, c)
     assert tb_lines(t, fitted, design) <= MAX_TB_LINES
     assert fitted.keys == a.covered | c.covered
+
+
+def test_a_16550_gets_parity_errors_in_every_fifo_slot_and_every_narrow_word() -> None:
+    # uart16550's shape: byte registers behind Wishbone, a serial input and its own output.
+    soc = _layout(">wb_adr_i[3] >wb_dat_i[8] <wb_dat_o[8] >wb_we_i >wb_stb_i >wb_cyc_i <wb_ack_o "
+                  ">srx_pad_i <stx_pad_o")
+    t = Target(soc, recognise(soc), {})
+    scenarios = dict(sc.scenarios(random.Random(1), t, Hints(palettes=t.palettes)))
+    slots = [p for n, p in scenarios.items() if n.startswith("banked divisor error slots, in order")]
+    assert len(slots) == sc.ERROR_SLOT_PROGRAMS
+    modes: dict[int, set[str]] = {}
+    breaks = 0
+    for program in slots:
+        check(program, t.scope)
+        assert moves.fits(t, program)
+        mode = -1  # the last line-control word written before each burst
+        for o in program.ops:
+            if o.name == "bus_write" and o.num("addr") == 3:
+                mode = o.num("data")
+            elif o.name == "serial" and o.num("stop") == 0:
+                assert len(o.get("data")) == sc.ERROR_SLOTS  # more frames than the FIFO holds
+                modes.setdefault(mode, set()).add(o.word("parity"))
+            elif o.name == "serial":
+                breaks += 1
+    # Every mode word of the covering array, each with both parities: whichever word turns
+    # parity on, one of its bursts puts a parity error in every slot.
+    assert len(modes) == sc.MODE_WORDS
+    assert all(parities == {"even", "odd"} for parities in modes.values())
+    assert breaks == 1
+    narrow = scenarios["banked divisor narrow words, in order"]
+    check(narrow, t.scope)
+    assert moves.fits(t, narrow)
+    names = [o.name for o in narrow.ops]
+    first = names.index("bus_burst")
+    assert narrow.ops[first - 1].num("data") == sc.NARROW_MODE  # 5 data bits set before the bytes
+    bursts = [o for o in narrow.ops if o.name == "bus_burst" and o.num("write") == 1]
+    assert len(bursts) == sc.NARROW_BURSTS
+    assert all(o.num("bits") == sc.NARROW_BITS and o.num("count") == 16 and o.num("addr") == 0 for o in bursts)
+    assert len({o.num("seed") for o in bursts}) == sc.NARROW_BURSTS
+    assert all(narrow.ops[narrow.ops.index(o) + 1].name == "hold" for o in bursts)  # the FIFO empties between
