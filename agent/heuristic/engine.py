@@ -36,7 +36,6 @@ from agent.program.encode import DATA_FILE, encode
 from agent.program.i2c import target_addresses
 from agent.program.interfaces import one_hot_selects, recognise
 from agent.program.ops import Program
-from agent.program.restore import restore_ops
 from agent.program.serial_timing import command_bytes, counter_limits, wide_operands
 from agent.program.sv import HARNESS_TOP, render_harness, render_testbench
 from agent.program.sv_read import parse_testbench
@@ -191,8 +190,7 @@ def make_target(
         wide=wide_operands(iface.conditions),
         i2c_addresses=target_addresses(params, iface.conditions),
     )
-    restores = restore_ops(interfaces, iface.write_ports, iface.power_up)
-    return Target(layout, interfaces, hints.palettes, restores), hints
+    return Target(layout, interfaces, hints.palettes), hints
 
 
 def _placeholder_tb(design: Design, iface: DesignInterface | None, note: str) -> str:

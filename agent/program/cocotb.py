@@ -112,16 +112,10 @@ METHODS = '''
 """Bench methods of the operations that go through a driver (appended to the Bench class)."""
 
 
-def _used(program: Program, restores: Sequence[Op] = ()) -> dict[str, set[str]]:
-    """Scope kind -> names the program uses; `op` -> operation names; `output` -> outputs waited on.
-
-    With a reset, also what `restores` (the target's, which every reset ends with) use.
-    """
+def _used(program: Program) -> dict[str, set[str]]:
+    """Scope kind -> names the program uses; `op` -> operation names; `output` -> outputs waited on."""
     used: dict[str, set[str]] = {"op": set()}
-    ops = list(program.walk())
-    if any(o.name == "reset" for o in ops):
-        ops += restores
-    for op in ops:
+    for op in program.walk():
         used["op"].add(op.name)
         for arg in BY_NAME[op.name].args:
             if arg.kind.startswith("name:") and arg.kind[5:] != "field":
@@ -229,8 +223,6 @@ def _lit(value: int) -> str:
 def op_py(t: Target, op: Op) -> str:
     """One operation as one line of Python (a `repeat` header is a `for` line)."""
     n = op.name
-    if n == "reset" and t.restores:  # registers no reset reaches, back to their power-up values
-        return "; ".join([f"await bw.reset({op.num('cycles')})", *(op_py(t, o) for o in t.restores)])
     if n in ("reset", "hold"):
         return f"await bw.{n}({op.num('cycles')})"
     if n in ("set", "avoid"):
@@ -312,7 +304,7 @@ def render_cocotb(t: Target, program: Program, *, title: str = "", checked: bool
     `checked`: with the checks of `cocotb_checks` in their recording form (`with_expected`
     fills in what a run recorded); a design without a clock gets none.
     """
-    used = _used(program, t.restores)
+    used = _used(program)
     found = plans(t, used)
     plan = chk.plan(t, accessors=False) if checked else chk.Checks(())
     checked = bool(plan.outputs)

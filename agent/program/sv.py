@@ -43,10 +43,7 @@ TASK_NAMES = {"corners": "bw_corners", "walk": "bw_walk"}
 def _used(t: Target, program: Program) -> dict[str, set[str]]:
     """Scope kind -> names a program uses, plus `op` -> operation names."""
     used: dict[str, set[str]] = {"op": set()}
-    ops = list(program.walk())
-    if any(o.name == "reset" for o in ops):
-        ops += t.restores  # the reset task calls them: their bus tasks must be there
-    for op in ops:
+    for op in program.walk():
         used["op"].add(op.name)
         for arg in BY_NAME[op.name].args:
             if arg.kind.startswith("name:") and arg.kind[5:] not in ("field", "output"):
@@ -82,7 +79,7 @@ def _library(t: Target, used: dict[str, set[str]] | None, palettes: bool) -> lis
         lines += c.palette_lines(t)
     lines += c.rng_lines(t)
     if want("reset"):
-        lines += c.reset_task(t, [op_sv(t, o) for o in t.restores])
+        lines += c.reset_task(t)
     if want("avoid", "toggle", "random") or every:
         lines += c.access_lines(t) if (every or ops & {"avoid", "toggle"}) else []
     if want("avoid") or every:

@@ -279,18 +279,11 @@ def background_off(t: Target) -> list[str]:
     return out
 
 
-def reset_task(t: Target, restores: Sequence[str] = ()) -> list[str]:
-    """`bw_reset(n)`: responders off, data idle, resets asserted for n steps, then released for one.
-
-    `restores` (the statements of `t.restores`) follow: registers no reset reaches get their
-    power-up values back.
-    """
+def reset_task(t: Target) -> list[str]:
+    """`bw_reset(n)`: responders off, data idle, resets asserted for n steps, then released for one."""
     body = [*background_off(t), *idle_lines(t), *_reset_fields(t, True), "bw_step(bw_n);", *_reset_fields(t, False),
             "bw_step(1);"]
-    lines = ["task automatic bw_reset(input int bw_n);", *_pack(body)]
-    if restores:
-        lines += ["  // registers no reset reaches, back to their power-up values", *(f"  {s}" for s in restores)]
-    return [*lines, "endtask"]
+    return ["task automatic bw_reset(input int bw_n);", *_pack(body), "endtask"]
 
 
 def _pack(statements: Sequence[str], indent: str = "  ", width: int = 100) -> list[str]:

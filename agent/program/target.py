@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from agent.heuristic.stimulus import Field, Layout
 from agent.program.interfaces import Iface, Interfaces
-from agent.program.ops import Op, Scope
+from agent.program.ops import Scope
 from agent.program.rng import DrawField
 
 MEM_WORDS = 1024
@@ -58,9 +58,6 @@ class Target:
     """Recognised buses, responders, streams, sinks, serial pins and write ports."""
     palettes: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     """Field -> interesting values (flattened width), used by `random` and `corners`."""
-    restores: tuple[Op, ...] = ()
-    """`bus_write`s every reset ends with: registers no reset reaches, back to their power-up
-    values (agent.program.restore), so a program after another starts as it did alone."""
 
     @property
     def scope(self) -> Scope:

@@ -22,7 +22,6 @@ from typing import Any
 from sim.analysis.accessors import Accessor, find_accessors
 from sim.analysis.decode import input_slices, input_templates
 from sim.analysis.netlist import PORT_DIRECTIONS, Netlist
-from sim.analysis.power_up import power_up_values
 from sim.analysis.rtl_facts import (
     Collector,
     Condition,
@@ -122,9 +121,6 @@ class DesignInterface:
     accessors: tuple[Accessor, ...] = ()
     """Read-only functions the design marks `/*verilator public*/` for its testbenches
     (sim.analysis.accessors): a register file's `get_register(r)`, a retire trace."""
-    power_up: dict[str, int] = field(default_factory=dict)
-    """Register (hierarchical name below the top) -> the constant an `initial` statement gives it,
-    for registers no reset reaches (sim.analysis.power_up): a reset leaves them as last written."""
 
     def port(self, name: str) -> Port | None:
         """The port called `name`, or None."""
@@ -240,7 +236,7 @@ def parse_interface(tree: Mapping[str, Any], top: str, hints: Design | None = No
         modules=modules, notes=tuple(dict.fromkeys(notes)),
         write_ports=find_write_ports(net, resets, clocks), upstream=upstream,
         slices=input_slices(net, upstream), templates=input_templates(net, upstream),
-        accessors=find_accessors(net), power_up=power_up_values(net, resets),
+        accessors=find_accessors(net),
     )
 
 

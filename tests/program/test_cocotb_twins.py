@@ -432,17 +432,3 @@ def test_a_decoded_memory_starts_with_the_prologue_in_both_renderings(options: S
     assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
     assert toggle_counts(cocotb) == toggle_counts(sv)
     assert toggle_counts(sv) != toggle_counts(plain)  # the first fetches differ from the random words'
-
-
-@pytest.mark.simulator_required
-def test_a_reset_gives_registers_no_reset_reaches_their_power_up_values_in_both(options: SimOptions) -> None:
-    # `cfg` (a tick period, 0x19 at power-up, no reset) written all ones by one program: the
-    # next program, after its reset, ticks again only when the reset writes 0x19 back.
-    text = "reset\nbus_write wb 0 0xffff\nhold 300\nreset\nhold 300\n"
-    restored = run_twins("power_up_cfg", text, options)
-    left = run_twins("power_up_cfg", text, options, edit=lambda t: replace(t, restores=()))
-    tick = ("power_up_cfg.sv", 17, "o_ticks[0]:0->1")
-    for sv, cocotb in (restored, left):
-        assert sv.status == cocotb.status == Status.OK, sv.detail + cocotb.detail
-    assert toggle_counts(restored[0])[tick] == toggle_counts(restored[1])[tick] >= 5  # 300 / 26 ticks
-    assert toggle_counts(left[0])[tick] == toggle_counts(left[1])[tick] == 0  # cfg stays 0xffff

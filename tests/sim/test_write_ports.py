@@ -77,9 +77,3 @@ def test_axi_lite_ram_write_is_solved_through_its_combinational_handshake() -> N
     assert (port.addresses[0], port.addresses[-1]) == (0, 4 * 16383)
     # The handshake re-arms through internal registers: each write is held two cycles.
     assert port.hold == 2
-
-
-def test_registers_no_reset_reaches_keep_their_power_up_constants() -> None:
-    iface = read_interface(load_design(REPO / "tests" / "data" / "program" / "power_up_cfg"))
-    # `initial cfg = 16'h0019;` and no reset branch; `ctrl` has one (and no initial value).
-    assert iface.power_up == {"cfg": 0x19, "flag": 1, "cmd": 0, "go": 0}
