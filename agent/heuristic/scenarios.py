@@ -133,9 +133,9 @@ NARROW_BITS = 5
 """Data bits of those frames."""
 
 NARROW_BURSTS = 8
-"""Bursts of a FIFO's depth (16) of random 5-bit words: 128 draws reach all 32 values (31.4 on
-average), which a transmitter's parity over the word (`^data[4:0]`, all 32 rows of its
-expression coverage) needs; the covering array's mode words send 8 bytes under each."""
+"""Bursts of a FIFO's depth (16) of random 5-bit words. A transmitter's parity over the word
+(`^data[4:0]`) has 32 rows of expression coverage, one per value; the 8 bytes sent under each
+mode word reach about half of them, 128 draws 31.4 on average."""
 
 
 def _narrow_words(rng: random.Random, bus: Iface, gate: int, low: int) -> list[Op]:
@@ -165,10 +165,10 @@ slot's error bits are set (and cleared again when the FIFO is drained)."""
 def _error_slots(rng: random.Random, t: Target, period: int, breaks: bool) -> list[list[Op]]:
     """Bursts of bad frames into every serial input: missing stop bits, each parity, then breaks.
 
-    Breaks only with `breaks`. A receiver with a FIFO keeps each byte's errors beside it: only a run of bad frames longer
-    than the FIFO reaches every slot. Under a mode word with parity on, one of the two parities
-    is wrong in every frame (and the other clears the slots' parity bits again). Each burst is
-    followed by an idle line, then the caller drains the FIFO.
+    Breaks only with `breaks`. A receiver with a FIFO keeps each byte's errors beside it: only a
+    run of bad frames longer than the FIFO reaches every slot. Under a mode word with parity on,
+    one of the two parities is wrong in every frame (and the other clears the slots' parity bits
+    again). Each burst is followed by an idle line, then the caller drains the FIFO.
     """
     passes: list[list[Op]] = []
     for parity in ("even", "odd"):
