@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from port_layouts import layout
 
+from agent.heuristic import banked_divisor as bd
 from agent.heuristic import moves
+from agent.heuristic import scenario_parts as sp
 from agent.heuristic import scenarios as sc
 from agent.heuristic import steer as sr
 from agent.heuristic.spec_hints import literals, mine_spec
@@ -189,7 +191,7 @@ def test_long_serial_scenarios_keep_whole_passes_and_read_after_each() -> None:
             if o.name == "serial":
                 frames += 1
                 assert program.ops[i - 1].name == "hold"  # the line idles before each pair
-    assert frames == sc.MODE_WORDS * len(sc.ERROR_FRAMES)  # every mode word's pass kept whole
+    assert frames == sc.MODE_WORDS * len(sp.ERROR_FRAMES)  # every mode word's pass kept whole
     sent = {(o.word("parity"), o.num("stop")) for p in errors for o in p.ops if o.name == "serial"}
     assert {("even", 2), ("odd", 2)} <= sent  # whichever parity the receiver expects, one is wrong
     rests = dict(scenarios)["stimulus with rests"]
@@ -201,12 +203,12 @@ def test_packed_passes_start_each_part_with_the_head_and_stop_at_most() -> None:
     t = Target(soc, recognise(soc), {})
     head = [op("reset")]
     blocks = [[op("hold", 10)] * 20 for _ in range(5)]
-    parts = sc._packed(t, "p", head, blocks, 2)
+    parts = sp.packed(t, "p", head, blocks, 2)
     assert [n for n, _ in parts] == ["p 1/2", "p 2/2"]
     for _, program in parts:
         assert program.ops[0].name == "reset"
         assert len(program.ops) == 41
-    assert sc._packed(t, "q", head, blocks[:1], 3) == [("q", Program((*head, *blocks[0])))]
+    assert sp.packed(t, "q", head, blocks[:1], 3) == [("q", Program((*head, *blocks[0])))]
 
 
 def test_a_controller_with_a_slave_mode_gets_sessions_with_its_registers_configured() -> None:
@@ -304,7 +306,7 @@ def test_a_16550_gets_parity_errors_in_every_fifo_slot_and_every_narrow_word() -
     t = Target(soc, recognise(soc), {})
     scenarios = dict(sc.scenarios(random.Random(1), t, Hints(palettes=t.palettes)))
     slots = [p for n, p in scenarios.items() if n.startswith("banked divisor error slots, in order")]
-    assert len(slots) == sc.ERROR_SLOT_PROGRAMS
+    assert len(slots) == bd.ERROR_SLOT_PROGRAMS
     modes: dict[int, set[str]] = {}
     breaks = 0
     for program in slots:
@@ -315,7 +317,7 @@ def test_a_16550_gets_parity_errors_in_every_fifo_slot_and_every_narrow_word() -
             if o.name == "bus_write" and o.num("addr") == 3:
                 mode = o.num("data")
             elif o.name == "serial" and o.num("stop") == 0:
-                assert len(o.get("data")) == sc.ERROR_SLOTS  # more frames than the FIFO holds
+                assert len(o.get("data")) == bd.ERROR_SLOTS  # more frames than the FIFO holds
                 modes.setdefault(mode, set()).add(o.word("parity"))
             elif o.name == "serial":
                 breaks += 1
@@ -329,9 +331,9 @@ def test_a_16550_gets_parity_errors_in_every_fifo_slot_and_every_narrow_word() -
     assert moves.fits(t, narrow)
     names = [o.name for o in narrow.ops]
     first = names.index("bus_burst")
-    assert narrow.ops[first - 1].num("data") == sc.NARROW_MODE  # 5 data bits set before the bytes
+    assert narrow.ops[first - 1].num("data") == bd.NARROW_MODE  # 5 data bits set before the bytes
     bursts = [o for o in narrow.ops if o.name == "bus_burst" and o.num("write") == 1]
-    assert len(bursts) == sc.NARROW_BURSTS
-    assert all(o.num("bits") == sc.NARROW_BITS and o.num("count") == 16 and o.num("addr") == 0 for o in bursts)
-    assert len({o.num("seed") for o in bursts}) == sc.NARROW_BURSTS
+    assert len(bursts) == bd.NARROW_BURSTS
+    assert all(o.num("bits") == bd.NARROW_BITS and o.num("count") == 16 and o.num("addr") == 0 for o in bursts)
+    assert len({o.num("seed") for o in bursts}) == bd.NARROW_BURSTS
     assert all(narrow.ops[narrow.ops.index(o) + 1].name == "hold" for o in bursts)  # the FIFO empties between

@@ -1,0 +1,159 @@
+"""Opening scenarios for a divisor behind a bank bit: a 16550 UART (pure).
+
+Until its divisor latch is written a 16550 does nothing at all, and its line control, error
+flags and FIFO slots need passes of their own (`banked_divisor`).
+"""
+
+from __future__ import annotations
+
+import random
+
+from agent.heuristic.config_words import mode_words
+from agent.heuristic.moves import seed
+from agent.heuristic.scenario_parts import (
+    ERROR_FRAMES,
+    background,
+    loopback_traffic,
+    packed,
+)
+from agent.program.interfaces import Iface
+from agent.program.ops import Op, Program, op
+from agent.program.target import Target
+
+BANK_OPEN = 0x83
+"""Written to the register whose top bit banks others: a 16550's line control opens its divisor
+latch with bit 7 (bits 1:0 set: 8 data bits)."""
+
+BANK_BIT = 0x80
+"""The bit that opens the bank."""
+
+BANK_CLOSED = 0x03
+"""The same register closed again: 8 data bits, one stop bit, no parity."""
+
+ENABLES_ON = 0x0F
+"""Written to the registers beside the bank register once it is closed: the low bits (enables) on."""
+
+DIVISOR_PERIOD = 16
+"""Bit period with a divisor of 1: a 16550 samples each bit 16 times."""
+
+
+def banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Iface]) -> list[tuple[str, Program]]:
+    """A divisor behind a bank bit (a 16550): open the bank, divisor 1, close it, then traffic.
+
+    Until its divisor latch is written a 16550 does nothing at all (no bit clock, no frames),
+    and writing the period to every register leaves the latch closed. It keeps its line
+    control (bit 7 opens the latch) in the last register of its first word and the divisor's
+    low byte in the first; a 32-bit bus of big-endian byte lanes reverses a word's registers,
+    so both orders are tried. Per order: one program of `loopback_traffic` into the
+    divisor's address (which the transmit register shares); shorter traffic under
+    line-control words of every pair of mode bits (data bits, stop bits, parity) with the
+    latch bit clear; frames the receiver must reject (`ERROR_FRAMES`) sent from outside
+    under the first three of those words.
+    """
+    regs = list(bus.addresses[:8])
+    if len(regs) < 4:
+        return []
+    first = regs[:4]
+    # The top byte of 16-bit mode words (a covering array over a byte's bits), latch bit clear.
+    modes = [(w >> 8) & ~BANK_BIT for w in mode_words(rng, 16, 0)]
+    base = [op("reset"), *background(rng, t)]
+    loop = [op("loopback", s.name) for s in looped]
+    drain = [op("bus_burst", bus.name, a, 2, write=0) for a in regs]
+    out: list[tuple[str, Program]] = []
+    for name, gate, low in (("in order", first[3], first[0]), ("lanes reversed", first[0], first[3])):
+        setup = [
+            op("bus_write", bus.name, gate, BANK_OPEN),
+            # every divisor bit set once (then cleared below): the latch's bits both ways
+            *(op("bus_write", bus.name, a, 0xFF) for a in first if a != gate),
+            # the divisor's high byte and the rest of the word cleared, its low byte 1
+            *(op("bus_write", bus.name, a, 0) for a in first if a not in (gate, low)),
+            op("bus_write", bus.name, low, 1),
+            op("bus_write", bus.name, gate, BANK_CLOSED),
+            # then what shares the cleared addresses, low bits on (a 16550's interrupt enables
+            # and FIFO control: interrupts for received data, errors and timeouts)
+            *(op("bus_write", bus.name, a, ENABLES_ON) for a in first if a not in (gate, low)),
+        ]
+        traffic = loopback_traffic(rng, bus, low, DIVISOR_PERIOD)
+        out.append((f"banked divisor, {name}", Program((*base, *loop, *setup, *traffic))))
+        passes = [
+            [op("bus_write", bus.name, gate, mode), op("bus_burst", bus.name, low, 8, seed=seed(rng)),
+             op("hold", 100 * DIVISOR_PERIOD), *drain]
+            for mode in modes
+        ]
+        out += packed(t, f"banked divisor modes, {name}", [*base, *loop, *setup], passes, 2)
+        passes = []
+        for mode in modes[:3]:
+            ops = [op("bus_write", bus.name, gate, mode)]
+            for s in t.interfaces.serials:
+                for parity, stop in ERROR_FRAMES:
+                    ops += [
+                        op("hold", 20 * DIVISOR_PERIOD),
+                        op("serial", s.name, DIVISOR_PERIOD, (rng.randrange(256), rng.randrange(256)),
+                           parity=parity, stop=stop),
+                    ]
+            passes.append([*ops, *drain])
+        out += packed(t, f"banked divisor errors, {name}", [*base, *setup], passes, 2)
+        passes = [[op("bus_write", bus.name, gate, mode), *ops,
+                   *(op("bus_burst", bus.name, a, ERROR_SLOTS, write=0) for a in regs)]
+                  for i, mode in enumerate(modes) for ops in _error_slots(rng, t, DIVISOR_PERIOD, breaks=i == 0)]
+        out += packed(t, f"banked divisor error slots, {name}", [*base, *setup], passes, ERROR_SLOT_PROGRAMS)
+        out.append((f"banked divisor narrow words, {name}",
+                    Program((*base, *setup, *_narrow_words(rng, bus, gate, low), *drain))))
+    return out
+
+
+NARROW_MODE = 0x00
+"""A 16550's line control for its narrowest frames: 5 data bits, one stop bit, no parity."""
+
+NARROW_BITS = 5
+"""Data bits of those frames."""
+
+NARROW_BURSTS = 8
+"""Bursts of a FIFO's depth (16) of random 5-bit words. A transmitter's parity over the word
+(`^data[4:0]`) has 32 rows of expression coverage, one per value; the 8 bytes sent under each
+mode word reach about half of them, 128 draws 31.4 on average."""
+
+
+def _narrow_words(rng: random.Random, bus: Iface, gate: int, low: int) -> list[Op]:
+    """Every value of the narrowest data word through the transmitter, one FIFO's depth at a time.
+
+    Each burst is followed by the time its frames take to leave (16 frames of at most 8 bit
+    times), so no write meets a full FIFO.
+    """
+    ops = [op("bus_write", bus.name, gate, NARROW_MODE)]
+    for _ in range(NARROW_BURSTS):
+        ops += [op("bus_burst", bus.name, low, 16, seed=seed(rng), bits=NARROW_BITS),
+                op("hold", 16 * 8 * DIVISOR_PERIOD)]
+    return ops
+
+
+ERROR_SLOT_PROGRAMS = 5
+"""Programs of error-slot passes (three passes each): every mode word's two parities and one
+run of breaks. A parity error in every slot needs a word with parity on and stick parity off,
+which the covering array holds somewhere in its six rows, not always in the first two."""
+
+
+ERROR_SLOTS = 20
+"""Frames in a row of one kind of error: more than a 16550's receive FIFO holds (16), so every
+slot's error bits are set (and cleared again when the FIFO is drained)."""
+
+
+def _error_slots(rng: random.Random, t: Target, period: int, breaks: bool) -> list[list[Op]]:
+    """Bursts of bad frames into every serial input: missing stop bits, each parity, then breaks.
+
+    Breaks only with `breaks`. A receiver with a FIFO keeps each byte's errors beside it: only a
+    run of bad frames longer than the FIFO reaches every slot. Under a mode word with parity on,
+    one of the two parities is wrong in every frame (and the other clears the slots' parity bits
+    again). Each burst is followed by an idle line, then the caller drains the FIFO.
+    """
+    passes: list[list[Op]] = []
+    for parity in ("even", "odd"):
+        passes.append([])
+        for s in t.interfaces.serials:
+            passes[-1] += [op("serial", s.name, period, tuple(rng.randrange(256) for _ in range(ERROR_SLOTS)),
+                              parity=parity, stop=0), op("hold", 20 * period)]
+    if breaks:
+        passes.append([])
+        for s in t.interfaces.serials:
+            passes[-1] += [op("serial", s.name, period, (0x100,) * ERROR_SLOTS), op("hold", 20 * period)]
+    return passes
