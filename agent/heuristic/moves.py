@@ -16,7 +16,7 @@ from agent.heuristic.config_words import structured_word
 from agent.heuristic.stimulus import Hints
 from agent.program.iface import DEVICE_KINDS
 from agent.program.interfaces import Iface
-from agent.program.ops import FILLS, PATTERNS, Op, Program, assigns, op
+from agent.program.ops import FILLS, IDIOMS, PATTERNS, Op, Program, assigns, op
 from agent.program.serial_timing import PERIOD_PARAM
 from agent.program.target import Target
 
@@ -25,6 +25,10 @@ MAX_OPS = 48
 
 MAX_CYCLES = 200_000
 """Most clock cycles one program may last (bounds every trial's run time)."""
+
+IDIOMS_SHARE = 0.3
+"""Of a RISC-V core's restarts that would run decoded words, the share that starts with the
+idioms instead (a trap handler, interrupts on, calls and returns: `isa.idioms`)."""
 
 Gen = Callable[[random.Random, Target, Hints], list[Op]]
 """A generator of new operations."""
@@ -387,6 +391,8 @@ def gen_respond(rng: random.Random, t: Target, h: Hints) -> list[Op]:
     """Restart a requester (a CPU): reset, a new memory image, time to run."""
     r = rng.choice(t.interfaces.responders)
     fill = "decode" if rng.random() < 0.8 else rng.choice(FILLS)
+    if r.idioms and fill == "decode" and rng.random() < IDIOMS_SHARE:
+        fill = IDIOMS
     return [
         op("reset"),
         op(

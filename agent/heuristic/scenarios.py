@@ -34,7 +34,7 @@ from agent.heuristic.scenario_parts import (
 from agent.heuristic.stimulus import Hints
 from agent.program.iface import DEVICE_KINDS
 from agent.program.interfaces import Iface
-from agent.program.ops import Op, Program, assigns, op
+from agent.program.ops import IDIOMS, Op, Program, assigns, op
 from agent.program.target import ROUGH_LATENCY, Target
 
 
@@ -367,6 +367,14 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
         if rough != base:
             sessions = [o for _ in range(4) for o in (op("random", 300, seed(rng), pal=50, keep=60), op("hold", 2000))]
             out.append(("requester on a rough bus", Program((*rough, *sessions))))
+        # A RISC-V core running the idioms (a trap handler, interrupts on, calls and returns)
+        # while its other inputs change: an interrupt line raised then is taken.
+        cpu = {r.name for r in ifs.responders if r.idioms}
+        if cpu:
+            idioms = [o.with_arg("fill", IDIOMS) if o.name == "respond" and o.word("iface") in cpu else o
+                      for o in base]
+            sessions = [o for _ in range(4) for o in (op("hold", 1000), op("random", 300, seed(rng), pal=50, keep=60))]
+            out.append(("requester running idioms", Program((*idioms, *sessions, op("hold", 2000)))))
     if ifs.streams:
         ops = list(base)
         for s in ifs.streams:

@@ -237,7 +237,8 @@ def responder_plan(t: Target, r: Iface) -> DriverPlan:
     """A request interface of the design: cocotbext AxiRam/AxiLiteRam, or a hand-written responder."""
     plan = _responder_plan(t, r)
     if r.prologue:  # every memory responder's text has `start_with`
-        plan = replace(plan, factory=f"{plan.factory}.start_with({hex_tuple(r.prologue)})")
+        idioms = f", {hex_tuple(r.idioms)}" if r.idioms else ""
+        plan = replace(plan, factory=f"{plan.factory}.start_with({hex_tuple(r.prologue)}{idioms})")
     if r.template_lanes > 1:  # ... and `per_lane`
         plan = replace(plan, factory=f"{plan.factory}.per_lane({r.template_lanes})")
     return plan

@@ -366,23 +366,25 @@ class WritePort:
 
 MEMORY = '''
 
-def fill_memory(rng, fill, seed, dw, templates, fields, prologue=(), lanes=1):
+def fill_memory(rng, fill, seed, dw, templates, fields, prologue=(), lanes=1, idioms=()):
     """The words a responder's memory model holds (`<iface>_respond`'s fill loop, draw for draw;
-    a decoded memory then starts with the `prologue`). `lanes` > 1: each 32-bit lane of a decoded
-    word draws its own template (one instruction each)."""
+    a decoded memory then starts with the `prologue`, an idioms one (fill 4) with the `idioms`,
+    or the prologue when there are none). `lanes` > 1: each 32-bit lane of a decoded word draws
+    its own template (one instruction each)."""
     rng.state = seed & MASK32
     mask = (1 << dw) - 1
     words = []
     for k in range(MEM_WORDS):
-        if fill == 0 and templates and lanes > 1:
+        decoded = fill in (0, 4)
+        if decoded and templates and lanes > 1:
             word = 0
             for lane in range(lanes):
                 j = rng.next() % len(templates)
                 word |= ((rng.bits(32) & ~templates[j][0]) | templates[j][1]) << (32 * lane)
-        elif fill == 0 and templates:
+        elif decoded and templates:
             j = rng.next() % len(templates)
             word = (rng.bits(dw) & ~templates[j][0]) | templates[j][1]
-        elif fill == 0:
+        elif decoded:
             word = rng.bits(dw)
             for g, (lsb, width, values) in enumerate(fields):
                 if g == len(fields) - 1 or rng.next() % 5 != 0:
@@ -395,8 +397,8 @@ def fill_memory(rng, fill, seed, dw, templates, fields, prologue=(), lanes=1):
         else:
             word = k * max(1, dw // 8)
         words.append(word & mask)
-    if fill == 0:
-        words[:len(prologue)] = prologue[:MEM_WORDS]
+    start = idioms if fill == 4 and idioms else prologue if fill in (0, 4) else ()
+    words[:len(start)] = start[:MEM_WORDS]
     return words
 
 

@@ -28,11 +28,14 @@ class Responder:
         self.regs = {role: 0 for role in driven}
         self.task = None
         self.prologue = ()
+        self.idioms = ()
         self.lanes = 1
 
-    def start_with(self, words):
-        """A decoded memory's first words (a RISC-V core's prologue, `isa.prologue`)."""
+    def start_with(self, words, idioms=()):
+        """A decoded memory's first words (a RISC-V core's prologue, `isa.prologue`; with fill 4,
+        the `idioms`, `isa.idioms`)."""
         self.prologue = words
+        self.idioms = idioms
         return self
 
     def per_lane(self, lanes):
@@ -55,7 +58,7 @@ class Responder:
     def start(self, fill, seed, latency):
         """`<iface>_respond(fill, seed, latency)`: fill the memory, then answer."""
         self.words = fill_memory(self.bw.rng, fill, seed, self.dw, self.templates, self.fields, self.prologue,
-                                 self.lanes)
+                                 self.lanes, self.idioms)
         self.rng.state = seed & MASK32
         self.latency = latency
         self.restart()
@@ -408,11 +411,14 @@ class AxiRamResponder:
         self.latency = 0
         self.task = None
         self.prologue = ()
+        self.idioms = ()
         self.lanes = 1
 
-    def start_with(self, words):
-        """A decoded memory's first words (a RISC-V core's prologue, `isa.prologue`)."""
+    def start_with(self, words, idioms=()):
+        """A decoded memory's first words (a RISC-V core's prologue, `isa.prologue`; with fill 4,
+        the `idioms`, `isa.idioms`)."""
         self.prologue = words
+        self.idioms = idioms
         return self
 
     def per_lane(self, lanes):
@@ -422,7 +428,7 @@ class AxiRamResponder:
 
     def start(self, fill, seed, latency):
         words = fill_memory(self.bw.rng, fill, seed, self.dw, self.templates, self.fields, self.prologue,
-                                 self.lanes)
+                                 self.lanes, self.idioms)
         self.ram.write(0, b"".join(w.to_bytes(self.dw // 8, "little") for w in words))
         self.rng.state = seed & MASK32
         self.latency = latency

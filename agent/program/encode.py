@@ -22,7 +22,7 @@ OPCODES: dict[str, int] = {
 }
 """Operation -> opcode in the data file (`repeat` has none: it is unrolled)."""
 
-FILL_CODES = {"decode": 0, "random": 1, "zero": 2, "ramp": 3}
+FILL_CODES = {"decode": 0, "random": 1, "zero": 2, "ramp": 3, "idioms": 4}
 """`respond fill=` -> the number `<iface>_respond` takes."""
 
 PARITY_CODES = {"none": 0, "even": 1, "odd": 2}

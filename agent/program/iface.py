@@ -125,6 +125,10 @@ class Iface:
     prologue: tuple[int, ...] = ()
     """Responders of a RISC-V core: the words a `fill=decode` memory starts with (`isa.prologue`:
     every register written twice with random values, the trap and scratch CSRs from them)."""
+    idioms: tuple[int, ...] = ()
+    """Responders of a RISC-V core: the words a `fill=idioms` memory starts with (`isa.idioms`: the
+    prologue, then a trap handler, interrupts on, cache maintenance, nested calls and returns in a
+    loop); () elsewhere, where `fill=idioms` is `fill=decode`."""
     byte_lanes: int = 0
     """Buses: the number of byte lanes when the design decodes its one-hot `sel` into the low
     bits of a byte register's address (a 16550 on a 32-bit Wishbone bus); 0 when `sel` is a plain

@@ -46,7 +46,7 @@ from agent.program.iface import (
     stream_payload_roles,
     word_addresses,
 )
-from agent.program.isa import is_riscv, prologue, with_isa
+from agent.program.isa import idioms, is_riscv, prologue, with_isa
 from agent.program.serial_timing import serial_periods
 from agent.program.spi import spi
 from sim.analysis.rtl_facts import Condition
@@ -451,8 +451,10 @@ def recognise(layout: Layout, *, params: Mapping[str, int] | None = None,
     # A RISC-V core whose decoder the netlist hides behind its front end gets the ISA's encodings.
     literals = set(mined.get("*", ()))
     riscv = is_riscv(literals)
+    cpu_memories = {r.name for r in responders if riscv and r.port("rdata") and r.kind in MEMORY_KINDS}
     responders = [replace(r, slices=decoded.get(r.port("rdata"), ()),
-                          prologue=prologue(r.data_bits, literals) if riscv and r.port("rdata") and r.kind in MEMORY_KINDS else ())
+                          prologue=prologue(r.data_bits, literals) if r.name in cpu_memories else (),
+                          idioms=idioms(r.data_bits, literals) if r.name in cpu_memories else ())
                   for r in responders]
     for k, r in enumerate(responders):
         decoded_by, lanes = with_isa([as_mask(t) for t in known.get(r.port("rdata"), ())], r.data_bits, literals)

@@ -134,6 +134,113 @@ def prologue(width: int, literals: Collection[int] = PROLOGUE_CSRS) -> tuple[int
     if csrs:  # a core with a CSR file: a literal such as 0x100 elsewhere is no sign of one
         words += _probe_instructions([c for c in PROBED_CSRS if c in literals],
                                      [c for c in SWAPPED_CSRS if c in literals])
+    return _packed(words, width)
+
+
+def idioms(width: int, literals: Collection[int] = PROLOGUE_CSRS) -> tuple[int, ...]:
+    """The words a `fill=idioms` memory starts with: the prologue, then the idioms (() below 32 bits).
+
+    Random instruction words almost never form a call and its return (JALR x0, 0(ra) is one
+    word in 2^17), leave interrupts masked, and jump wherever mtvec points on a trap. The
+    idioms that follow the prologue set a handler that returns past the trapping instruction,
+    enable every interrupt, write the cache-maintenance CSRs the design decodes, and run a
+    loop of nested calls and returns; random words follow as with `fill=decode`.
+    """
+    if width < 32:
+        return ()
+    instructions = (*prologue(32, literals), *_idiom_instructions(literals))
+    nops = -len(instructions) % (width // 32)  # the last fetch word whole: no zero (illegal) half
+    return _packed((*instructions, *(NOP,) * nops), width)
+
+
+def _packed(instructions: Sequence[int], width: int) -> tuple[int, ...]:
+    """32-bit instructions as fetch words of `width` bits, the first in the lowest lane."""
     lanes = width // 32
-    return tuple(sum(words[k + lane] << (32 * lane) for lane in range(lanes) if k + lane < len(words))
-                 for k in range(0, len(words), lanes))
+    return tuple(sum(instructions[k + lane] << (32 * lane) for lane in range(lanes) if k + lane < len(instructions))
+                 for k in range(0, len(instructions), lanes))
+
+
+def _i(imm: int, rs1: int, f3: int, rd: int, opcode: int = 0x13) -> int:
+    return ((imm & 0xFFF) << 20) | (rs1 << 15) | (f3 << 12) | (rd << 7) | opcode
+
+
+def _csrrw(csr: int, rs1: int) -> int:
+    return _i(csr, rs1, 1, 0, 0x73)
+
+
+def _jal(offset: int, rd: int) -> int:
+    o = offset & 0x1FFFFF
+    return ((o >> 20) << 31) | (((o >> 1) & 0x3FF) << 21) | (((o >> 11) & 1) << 20) | (((o >> 12) & 0xFF) << 12) \
+        | (rd << 7) | 0x6F
+
+
+def _branch(offset: int, rs1: int, rs2: int, f3: int) -> int:
+    o = offset & 0x1FFF
+    return ((o >> 12) << 31) | (((o >> 5) & 0x3F) << 25) | (rs2 << 20) | (rs1 << 15) | (f3 << 12) \
+        | (((o >> 1) & 0xF) << 8) | (((o >> 11) & 1) << 7) | 0x63
+
+
+NOP = 0x00000013
+"""addi x0, x0, 0."""
+
+RA, T0, T1, T2, S0, S1, A0, A1, A2 = 1, 5, 6, 7, 8, 9, 10, 11, 12
+"""The registers the idioms use, by their ABI names (ra and t0 are RISC-V's link registers)."""
+
+CALL_LOOPS = 24
+"""Iterations of the idioms' loop: enough for a branch predictor to learn its call, its return and
+its branch taken one time in four, and to mispredict each when the loop ends."""
+
+CACHE_CSRS = (0x3A0, 0x3A1, 0x3A2)
+"""Custom CSRs some cores flush, write back and invalidate their data cache through (biriscv)."""
+
+
+def _idiom_instructions(literals: Collection[int]) -> tuple[int, ...]:
+    """`idioms`' instructions: a trap handler, interrupts on, cache maintenance, calls and returns in a loop."""
+    csrs = {c for c in (0x300, 0x303, 0x304, 0x305, 0x341) if c in literals}
+    out: list[int] = []
+    if {0x305, 0x341} <= csrs:
+        # A handler that returns past the trapping instruction (mepc + 4): traps taken later
+        # (an interrupt, an illegal or misaligned access, ECALL) come back into the stream
+        # instead of running whatever random words mtvec pointed at.
+        handler = [_i(0x341, 0, 2, A2, 0x73),  # csrrs a2, mepc, x0
+                   _i(4, A2, 0, A2),  # addi a2, a2, 4
+                   _csrrw(0x341, A2),  # csrrw x0, mepc, a2
+                   0x30200073]  # mret
+        out += [0x00000617,  # auipc a2, 0
+                _i(4 * 4, A2, 0, A2),  # addi a2, a2, 16: the handler, after the jump below
+                _csrrw(0x305, A2),  # mtvec
+                _jal(4 * (len(handler) + 1), 0),  # j over the handler
+                *handler]
+    out.append(_i(-1, 0, 0, T1))  # addi t1, x0, -1
+    if {0x300, 0x304} <= csrs:
+        out.append(_csrrw(0x304, T1))  # every interrupt enabled
+        if 0x303 in csrs:
+            out.append(_csrrw(0x303, 0))  # none delegated: each taken in machine mode
+        out.append(_i(0x300, 8, 6, 0, 0x73))  # csrrsi x0, mstatus, 8: MIE on
+    out += [_csrrw(c, T1) for c in CACHE_CSRS if c in literals]
+    # The loop: a call (JAL to ra), a return (JALR x0, 0(ra)), a nested call through t0 kept
+    # in s1, a branch taken one iteration in four, and the loop's own backward branch.
+    out.append(_i(CALL_LOOPS, 0, 0, T0))  # addi t0, x0, CALL_LOOPS
+    loop = len(out)
+    body = [_jal(4 * 7, RA),  # call f (7 instructions on)
+            _i(3, T0, 7, T2),  # andi t2, t0, 3
+            _branch(8, T2, 0, 0),  # beq t2, x0, +8
+            _i(1, S0, 0, S0),  # addi s0, s0, 1
+            _i(-1, T0, 0, T0),  # addi t0, t0, -1
+            0, 0]  # bne t0, x0, loop; j end (filled below)
+    out += body
+    out[loop + 5] = _branch(4 * (loop - (loop + 5)), T0, 0, 1)
+    function = [_i(0, RA, 0, A0),  # f: mv a0, ra
+                _jal(4 * 3, RA),  # call g
+                _i(0, A0, 0, RA),  # mv ra, a0
+                _i(0, RA, 0, 0, 0x67),  # ret
+                _i(1, S1, 0, S1),  # g: addi s1, s1, 1
+                _i(0, RA, 0, 0, 0x67)]  # ret
+    out[loop + 6] = _jal(4 * (len(function) + 1), 0)  # j end, over f and g
+    out += function
+    out.append(0x0FF0000F)  # fence
+    if {0x305, 0x341} <= csrs:
+        # FENCE.I flushes an instruction cache; a core without one may trap on it (picorv32
+        # halts on an illegal instruction), so only where the handler brings it back.
+        out.append(0x0000100F)
+    return tuple(out)

@@ -84,6 +84,9 @@ PATTERNS: tuple[str, ...] = ("ramp", "down", "ones", "checker", "walking", "reci
 FILLS: tuple[str, ...] = ("decode", "random", "zero", "ramp")
 """What a responder's memory model holds: words built from the decoder's constants, random, zeros, a ramp."""
 
+IDIOMS = "idioms"
+"""A RISC-V core's memory that starts with instruction idioms random words never form (`isa.idioms`)."""
+
 SPECS: tuple[OpSpec, ...] = (
     OpSpec("reset", (Arg("cycles", "int", 3, 1, 64, "cycles the resets are held asserted"),),
            "assert every reset, stop every background responder, release", positional=1),
@@ -152,7 +155,7 @@ SPECS: tuple[OpSpec, ...] = (
     ), "answer a stream output with ready (randomly throttled) until the next reset", needs="sink",
         background=True),
     OpSpec("respond", (
-        Arg("iface", "name:responder", None), Arg("fill", "choice:" + "|".join(FILLS), "decode"),
+        Arg("iface", "name:responder", None), Arg("fill", "choice:" + "|".join((*FILLS, IDIOMS)), "decode"),
         Arg("seed", "seed", 1, 1, (1 << 32) - 1, hex=True),
         Arg("latency", "int", 0, 0, 16, "wait cycles before each answer (0..latency, drawn)"),
     ), "answer the design's memory or bus requests from a memory model until the next reset",

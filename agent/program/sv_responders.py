@@ -54,23 +54,27 @@ def _fill_task(t: Target, r: Iface, dw: int) -> list[str]:
         lines.append(f"localparam logic [{width - 1}:0] BW_{n.upper()}_F{g} [{len(field_values)}] = '{{{lits}}};")
         pick = f"bw_w[{lsb} +: {width}] = BW_{n.upper()}_F{g}[bw_rand() % {len(field_values)}];"
         decode.append(pick if g == len(decode_order(r)) - 1 else f"if (bw_rand() % 5 != 0) {pick}")
-    # A RISC-V core's decoded memory starts with the prologue (`isa.prologue`), then random words.
-    pro = r.prologue[:MEM_WORDS]
-    if pro:
-        words = ", ".join(f"{dw}'h{w:x}" for w in pro)
-        lines.append(f"localparam logic [{dw - 1}:0] BW_{n.upper()}_PRO [{len(pro)}] = '{{{words}}};")
+    # A RISC-V core's decoded memory starts with the prologue (`isa.prologue`), then random
+    # words; with fill=idioms (4), with the prologue and the idioms (`isa.idioms`).
+    pro, idi = r.prologue[:MEM_WORDS], r.idioms[:MEM_WORDS]
+    for tag, start in (("PRO", pro), ("IDI", idi)):
+        if start:
+            words = ", ".join(f"{dw}'h{w:x}" for w in start)
+            lines.append(f"localparam logic [{dw - 1}:0] BW_{n.upper()}_{tag} [{len(start)}] = '{{{words}}};")
     return [
         *lines,
         f"task automatic {n}_respond(input int bw_fill, input int unsigned bw_seed, input int bw_lat);",
         f"  logic [{dw - 1}:0] bw_w; int bw_j;",
         "  bw_state = bw_seed;",
         f"  for (int bw_k = 0; bw_k < {MEM_WORDS}; bw_k++) begin",
-        f"    case (bw_fill) 0: begin {' '.join(decode)} end 1: bw_w = {dw}'(bw_bits({dw})); 2: bw_w = '0; "
+        f"    case (bw_fill) 0, 4: begin {' '.join(decode)} end 1: bw_w = {dw}'(bw_bits({dw})); 2: bw_w = '0; "
         f"default: bw_w = {dw}'(bw_k * {max(1, dw // 8)}); endcase",
         f"    bw_{n}_mem[bw_k] = bw_w;",
         "  end",
-        *([f"  if (bw_fill == 0) for (int bw_k = 0; bw_k < {len(pro)}; bw_k++) bw_{n}_mem[bw_k] = BW_{n.upper()}_PRO[bw_k];"]
-          if pro else []),
+        *([f"  if (bw_fill == {0 if idi else '0 || bw_fill == 4'}) for (int bw_k = 0; bw_k < {len(pro)}; bw_k++) "
+            f"bw_{n}_mem[bw_k] = BW_{n.upper()}_PRO[bw_k];"] if pro else []),
+        *([f"  if (bw_fill == 4) for (int bw_k = 0; bw_k < {len(idi)}; bw_k++) bw_{n}_mem[bw_k] = BW_{n.upper()}_IDI[bw_k];"]
+          if idi else []),
         _arm(n),
         "endtask",
     ]

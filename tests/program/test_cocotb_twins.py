@@ -53,6 +53,18 @@ def test_a_64_bit_fetch_carries_any_two_instructions_in_both_renderings(options:
         assert f"pairs[{8 * first + second}]:0->1" in seen, (first, second)
     assert sum(f"pairs[{k}]:0->1" in seen for k in range(64)) >= 40
 
+
+@pytest.mark.simulator_required
+def test_an_idioms_memory_starts_alike_in_both_renderings(options: SimOptions) -> None:
+    # fill=idioms: the prologue, then the calls and returns of `isa.idioms` packed two to a
+    # fetch word, then decoded random words drawn as fill=decode draws them.
+    sv, cocotb = run_twins("dual_fetch", "reset 3\nrespond mem fill=idioms seed=5\nhold 3000\n", options)
+    decoded, _ = run_twins("dual_fetch", "reset 3\nrespond mem fill=decode seed=5\nhold 3000\n", options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert toggle_counts(cocotb) == toggle_counts(sv)
+    assert toggle_counts(sv) != toggle_counts(decoded)  # the words after the prologue differ
+
 @pytest.mark.simulator_required
 @pytest.mark.parametrize("latency", [2, 3])
 def test_ahb_lite_responder_matches_the_sv_testbench(options: SimOptions, latency: int) -> None:

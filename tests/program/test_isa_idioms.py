@@ -1,0 +1,125 @@
+"""`isa.idioms`: the instructions a `fill=idioms` memory starts with, executed by a small RV32
+interpreter (only what the idioms use), so each idiom is checked by what it does on a core."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agent.program.isa import (
+    CALL_LOOPS,
+    MAJOR_OPCODES,
+    PROLOGUE_CSRS,
+    RA,
+    idioms,
+    prologue,
+)
+
+BIRISCV = (*MAJOR_OPCODES, *PROLOGUE_CSRS, 0x300, 0x344, 0x3A0, 0x3A1, 0x3A2)
+"""Literals of a core like biriscv: the opcodes, the trap CSRs, mstatus, mip and its cache CSRs."""
+
+
+def _sext(value: int, bits: int) -> int:
+    return value - (1 << bits) if value >> (bits - 1) & 1 else value
+
+
+@dataclass
+class Hart:
+    """The state the interpreter keeps: registers, CSRs written, and every call and return taken."""
+
+    x: list[int] = field(default_factory=lambda: [0] * 32)
+    csr: dict[int, int] = field(default_factory=dict)
+    calls: list[tuple[int, int]] = field(default_factory=list)
+    returns: list[tuple[int, int]] = field(default_factory=list)
+    fences: list[int] = field(default_factory=list)
+
+    def step(self, pc: int, word: int) -> int:
+        """Execute `word` at `pc`; the next pc."""
+        op, rd, f3, rs1 = word & 0x7F, word >> 7 & 31, word >> 12 & 7, word >> 15 & 31
+        rs2, imm_i = word >> 20 & 31, _sext(word >> 20, 12)
+        nxt, value = pc + 4, None
+        if op == 0x17:  # auipc
+            value = pc + (word & 0xFFFFF000)
+        elif op == 0x13 and f3 in (0, 7):  # addi, andi
+            value = self.x[rs1] + imm_i if f3 == 0 else self.x[rs1] & imm_i
+        elif op == 0x6F:  # jal
+            off = _sext((word >> 31) << 20 | (word >> 12 & 0xFF) << 12 | (word >> 20 & 1) << 11 | (word >> 21 & 0x3FF) << 1, 21)
+            value, nxt = pc + 4, pc + off
+            if rd == RA:
+                self.calls.append((pc, nxt))
+        elif op == 0x67:  # jalr
+            value, nxt = pc + 4, (self.x[rs1] + imm_i) & ~1
+            if rs1 == RA and rd == 0 and imm_i == 0:
+                self.returns.append((pc, nxt))
+        elif op == 0x63:  # beq, bne
+            off = _sext((word >> 31) << 12 | (word >> 7 & 1) << 11 | (word >> 25 & 0x3F) << 5 | (word >> 8 & 0xF) << 1, 13)
+            taken = (self.x[rs1] == self.x[rs2]) == (f3 == 0)
+            assert f3 in (0, 1)
+            nxt = pc + off if taken else pc + 4
+        elif op == 0x73 and f3 in (1, 2, 6):  # csrrw, csrrs, csrrsi
+            csr = word >> 20
+            value = self.csr.get(csr, 0)
+            operand = rs1 if f3 == 6 else self.x[rs1]
+            if f3 == 1:
+                self.csr[csr] = operand & 0xFFFFFFFF
+            elif operand:
+                self.csr[csr] = value | operand
+        elif op == 0x0F:
+            self.fences.append(word)
+        else:
+            raise AssertionError(f"{word:#010x} at {pc:#x} is not an instruction the idioms use")
+        if rd and value is not None:
+            self.x[rd] = value & 0xFFFFFFFF
+        return nxt
+
+
+def _run(instructions: tuple[int, ...], start: int) -> tuple[Hart, int]:
+    """Run from `start` until the pc leaves the instructions; the hart and the steps taken."""
+    hart, pc, steps = Hart(), 4 * start, 0
+    while 0 <= pc < 4 * len(instructions):
+        pc = hart.step(pc, instructions[pc // 4])
+        steps += 1
+        assert steps < 10_000, "the idioms do not end"
+    assert pc == 4 * len(instructions), "the idioms leave by their last instruction"
+    return hart, steps
+
+
+def test_idioms_set_a_handler_enable_interrupts_and_call_and_return_in_a_loop() -> None:
+    words = idioms(32, BIRISCV)
+    head = len(prologue(32, BIRISCV))
+    assert words[:head] == prologue(32, BIRISCV)  # the prologue first, as with fill=decode
+    hart, _ = _run(words[head:], 0)
+    # Interrupts: every enable bit, none delegated, mstatus.MIE; the cache CSRs written.
+    assert hart.csr[0x304] == 0xFFFFFFFF
+    assert hart.csr[0x303] == 0
+    assert hart.csr[0x300] == 8
+    assert {0x3A0, 0x3A1, 0x3A2} <= set(hart.csr)
+    # mtvec holds the handler, which returns past the trapping instruction (mepc + 4).
+    handler = hart.csr[0x305] // 4
+    assert words[head + handler + 3] == 0x30200073  # ... ending in MRET
+    trap = Hart(csr={0x341: 0x100})
+    for k in range(3):
+        trap.step(4 * (handler + k), words[head + handler + k])
+    assert trap.csr[0x341] == 0x104
+    # The loop: each iteration calls f, which calls g (ra saved in a0); every call returns to
+    # the instruction after it, so a return-address stack predicts each return.
+    assert len(hart.calls) == 2 * CALL_LOOPS
+    assert len(hart.returns) == 2 * CALL_LOOPS
+    after_call = sorted(pc + 4 for pc, _ in hart.calls)
+    assert sorted(target for _, target in hart.returns) == after_call
+    assert len({pc for pc, _ in hart.calls}) == 2  # the same two call sites, trained
+    assert 0x0000100F in hart.fences  # FENCE.I after the loop
+
+
+def test_idioms_fill_whole_fetch_words_and_leave_out_what_a_core_does_not_decode() -> None:
+    wide = idioms(64, BIRISCV)
+    assert all(w >> 32 for w in wide)  # no zero (illegal) upper half in the last word
+    narrow = idioms(32, BIRISCV)
+    assert [w & 0xFFFFFFFF for w in wide] == list(narrow[::2])
+    # picorv32 decodes no CSR: no CSR access at all, the calls and returns alone.
+    bare = idioms(32, MAJOR_OPCODES)
+    body = bare[len(prologue(32, MAJOR_OPCODES)):]
+    assert all(w & 0x7F != 0x73 for w in body)
+    hart, _ = _run(body, 0)
+    assert len(hart.returns) == 2 * CALL_LOOPS
+    assert 0x0000100F not in body  # FENCE.I only where a trap comes back (picorv32 halts on it)
+    assert idioms(16, BIRISCV) == ()
