@@ -380,10 +380,15 @@ def fill_memory(rng, fill, seed, dw, templates, fields, prologue=(), lanes=1, id
             word = 0
             for lane in range(lanes):
                 j = rng.next() % len(templates)
-                word |= ((rng.bits(32) & ~templates[j][0]) | templates[j][1]) << (32 * lane)
+                instruction = (rng.bits(32) & ~templates[j][0]) | templates[j][1]
+                if fill == 4 and idioms:
+                    instruction = rv_tidy(instruction, rng.next())
+                word |= instruction << (32 * lane)
         elif decoded and templates:
             j = rng.next() % len(templates)
             word = (rng.bits(dw) & ~templates[j][0]) | templates[j][1]
+            if fill == 4 and idioms and dw == 32:
+                word = rv_tidy(word, rng.next())
         elif decoded:
             word = rng.bits(dw)
             for g, (lsb, width, values) in enumerate(fields):
@@ -400,6 +405,19 @@ def fill_memory(rng, fill, seed, dw, templates, fields, prologue=(), lanes=1, id
     start = idioms if fill == 4 and idioms else prologue if fill in (0, 4) else ()
     words[:len(start)] = start[:MEM_WORDS]
     return words
+
+
+def rv_tidy(word, draw):
+    """A RISC-V instruction of a fill=idioms memory (`bw_<iface>_tidy`, draw for draw): eleven
+    loads and stores in twelve from sp at an offset aligned to their size; no write to sp."""
+    opcode = word & 0x7F
+    if opcode in (0x03, 0x23) and draw % 12:
+        low = (1 << ((word >> 12) & 3)) - 1
+        word = (word & ~(0x1F << 15)) | (2 << 15)
+        word &= ~(low << (20 if opcode == 0x03 else 7))
+    if opcode not in (0x23, 0x63) and (word >> 7) & 0x1F == 2:
+        word = (word & ~(0x1F << 7)) | (3 << 7)
+    return word
 
 
 def write_bytes(words, index, data, strobes, dw):

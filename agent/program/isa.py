@@ -183,8 +183,14 @@ def _branch(offset: int, rs1: int, rs2: int, f3: int) -> int:
 NOP = 0x00000013
 """addi x0, x0, 0."""
 
-RA, T0, T1, T2, S0, S1, A0, A1, A2 = 1, 5, 6, 7, 8, 9, 10, 11, 12
+RA, SP, T0, T1, T2, S0, S1, A0, A1, A2 = 1, 2, 5, 6, 7, 8, 9, 10, 11, 12
 """The registers the idioms use, by their ABI names (ra and t0 are RISC-V's link registers)."""
+
+CUSTOM_CSRS = (0x7C0, 0x7FF)
+"""The machine-level custom read-write CSR numbers (the privileged spec's table)."""
+
+TIMER_DELAY = 200
+"""Cycles from the idioms' write of a custom CSR (a timer compare) to the count it holds."""
 
 CALL_LOOPS = 24
 """Iterations of the idioms' loop: enough for a branch predictor to learn its call, its return and
@@ -218,8 +224,16 @@ def _idiom_instructions(literals: Collection[int]) -> tuple[int, ...]:
             out.append(_csrrw(0x303, 0))  # none delegated: each taken in machine mode
         out.append(_i(0x300, 8, 6, 0, 0x73))  # csrrsi x0, mstatus, 8: MIE on
     out += [_csrrw(c, T1) for c in CACHE_CSRS if c in literals]
-    # The loop: a call (JAL to ra), a return (JALR x0, 0(ra)), a nested call through t0 kept
-    # in s1, a branch taken one iteration in four, and the loop's own backward branch.
+    if 0xB00 in literals:
+        # A custom machine CSR (0x7C0-0x7FF) the core decodes gets the cycle count plus a
+        # little: a timer compare kept there (biriscv's mtimecmp) then raises its interrupt.
+        for c in sorted(c for c in literals if CUSTOM_CSRS[0] <= c <= CUSTOM_CSRS[1]):
+            out += [_i(0xB00, 0, 2, T2, 0x73),  # csrrs t2, mcycle, x0
+                    _i(TIMER_DELAY, T2, 0, T2),  # addi t2, t2, TIMER_DELAY
+                    _csrrw(c, T2)]
+    out.append((0x80000 << 12) | (SP << 7) | 0x37)  # lui sp, 0x80000: the base of fill=idioms' loads and stores
+    # The loop: a call (JAL to ra), a return (JALR x0, 0(ra)), a nested call (ra kept in a0),
+    # a branch taken one iteration in four, and the loop's own backward branch.
     out.append(_i(CALL_LOOPS, 0, 0, T0))  # addi t0, x0, CALL_LOOPS
     loop = len(out)
     body = [_jal(4 * 7, RA),  # call f (7 instructions on)
@@ -242,5 +256,8 @@ def _idiom_instructions(literals: Collection[int]) -> tuple[int, ...]:
     if {0x305, 0x341} <= csrs:
         # FENCE.I flushes an instruction cache; a core without one may trap on it (picorv32
         # halts on an illegal instruction), so only where the handler brings it back.
-        out.append(0x0000100F)
+        # SFENCE.VMA and a write of satp (set, then cleared) flush a TLB, or trap where there is none.
+        out += [0x0000100F, 0x12000073]
+        if 0x180 in literals:
+            out += [_i(0x180, T1, 3, 0, 0x73), _i(0x180, T1, 2, 0, 0x73), _i(0x180, T1, 3, 0, 0x73)]  # csrrc, csrrs, csrrc
     return tuple(out)

@@ -46,9 +46,14 @@ def _fill_task(t: Target, r: Iface, dw: int) -> list[str]:
                   f"localparam logic [{tw - 1}:0] BW_{n.upper()}_TV [{len(r.templates)}] = '{{{values}}};"]
         draw = f"bw_j = bw_rand() % {len(r.templates)};"
         word = f"({tw}'(bw_bits({tw})) & ~BW_{n.upper()}_TM[bw_j]) | BW_{n.upper()}_TV[bw_j];"
-        decode = ([draw, f"bw_w = {word}"] if r.template_lanes == 1 else
+        # fill=idioms: a RISC-V core's loads and stores mostly from sp, aligned (`_rv_tidy`)
+        lane = "bw_w[32 * bw_l +: 32]" if r.template_lanes > 1 else "bw_w[31:0]"
+        tidy = f" if (bw_fill == 4) {lane} = bw_{n}_tidy({lane}, bw_rand());" if r.idioms and tw == 32 else ""
+        decode = ([draw, f"bw_w = {word}{tidy}"] if r.template_lanes == 1 else
                   ["bw_w = '0;", f"for (int bw_l = 0; bw_l < {r.template_lanes}; bw_l++) begin {draw} "
-                                 f"bw_w[32 * bw_l +: 32] = {word} end"])
+                                 f"{lane} = {word}{tidy} end"])
+        if tidy:
+            lines += _rv_tidy(n)
     for g, (lsb, width, field_values) in enumerate(() if r.templates else decode_order(r)):
         lits = ", ".join(f"{width}'h{v:x}" for v in field_values)
         lines.append(f"localparam logic [{width - 1}:0] BW_{n.upper()}_F{g} [{len(field_values)}] = '{{{lits}}};")
@@ -77,6 +82,28 @@ def _fill_task(t: Target, r: Iface, dw: int) -> list[str]:
           if idi else []),
         _arm(n),
         "endtask",
+    ]
+
+
+def _rv_tidy(n: str) -> list[str]:
+    """`bw_<n>_tidy(word, draw)`: a RISC-V instruction of a fill=idioms memory, made to run on.
+
+    Random loads and stores take a random base register, so most are misaligned and trap
+    before they reach memory. Eleven in twelve are made to use sp (which the idioms set to an
+    aligned address) with an offset aligned to their size, as compiled code does; no
+    instruction writes sp. The cocotb twin is `cocotb_lib.rv_tidy`.
+    """
+    return [
+        f"function automatic logic [31:0] bw_{n}_tidy(input logic [31:0] bw_i, input int unsigned bw_r);",
+        "  logic [31:0] bw_o; logic [2:0] bw_low;",
+        "  bw_o = bw_i; bw_low = 3'((1 << bw_i[13:12]) - 1);",
+        "  if ((bw_i[6:0] == 7'h03 || bw_i[6:0] == 7'h23) && bw_r % 12 != 0) begin",
+        "    bw_o[19:15] = 5'd2;",
+        "    if (bw_i[6:0] == 7'h03) bw_o[22:20] = bw_o[22:20] & ~bw_low; else bw_o[9:7] = bw_o[9:7] & ~bw_low;",
+        "  end",
+        "  if (bw_i[6:0] != 7'h23 && bw_i[6:0] != 7'h63 && bw_o[11:7] == 5'd2) bw_o[11:7] = 5'd3;",
+        "  return bw_o;",
+        "endfunction",
     ]
 
 

@@ -10,12 +10,14 @@ from agent.program.isa import (
     MAJOR_OPCODES,
     PROLOGUE_CSRS,
     RA,
+    TIMER_DELAY,
     idioms,
     prologue,
 )
 
-BIRISCV = (*MAJOR_OPCODES, *PROLOGUE_CSRS, 0x300, 0x344, 0x3A0, 0x3A1, 0x3A2)
-"""Literals of a core like biriscv: the opcodes, the trap CSRs, mstatus, mip and its cache CSRs."""
+BIRISCV = (*MAJOR_OPCODES, *PROLOGUE_CSRS, 0x300, 0x344, 0x3A0, 0x3A1, 0x3A2, 0x180, 0xB00, 0x7C0)
+"""Literals of a core like biriscv: the opcodes, the trap CSRs, mstatus, mip, its cache CSRs, satp,
+mcycle and a timer compare in a custom CSR."""
 
 
 def _sext(value: int, bits: int) -> int:
@@ -31,14 +33,15 @@ class Hart:
     calls: list[tuple[int, int]] = field(default_factory=list)
     returns: list[tuple[int, int]] = field(default_factory=list)
     fences: list[int] = field(default_factory=list)
+    csr_writes: list[int] = field(default_factory=list)
 
     def step(self, pc: int, word: int) -> int:
         """Execute `word` at `pc`; the next pc."""
         op, rd, f3, rs1 = word & 0x7F, word >> 7 & 31, word >> 12 & 7, word >> 15 & 31
         rs2, imm_i = word >> 20 & 31, _sext(word >> 20, 12)
         nxt, value = pc + 4, None
-        if op == 0x17:  # auipc
-            value = pc + (word & 0xFFFFF000)
+        if op in (0x17, 0x37):  # auipc, lui
+            value = (pc if op == 0x17 else 0) + (word & 0xFFFFF000)
         elif op == 0x13 and f3 in (0, 7):  # addi, andi
             value = self.x[rs1] + imm_i if f3 == 0 else self.x[rs1] & imm_i
         elif op == 0x6F:  # jal
@@ -55,15 +58,16 @@ class Hart:
             taken = (self.x[rs1] == self.x[rs2]) == (f3 == 0)
             assert f3 in (0, 1)
             nxt = pc + off if taken else pc + 4
-        elif op == 0x73 and f3 in (1, 2, 6):  # csrrw, csrrs, csrrsi
+        elif op == 0x73 and f3 in (1, 2, 3, 6):  # csrrw, csrrs, csrrc, csrrsi
             csr = word >> 20
             value = self.csr.get(csr, 0)
             operand = rs1 if f3 == 6 else self.x[rs1]
             if f3 == 1:
                 self.csr[csr] = operand & 0xFFFFFFFF
             elif operand:
-                self.csr[csr] = value | operand
-        elif op == 0x0F:
+                self.csr[csr] = value & ~operand if f3 == 3 else value | operand
+                self.csr_writes.append(csr)
+        elif op == 0x0F or word == 0x12000073:  # fence, fence.i, sfence.vma
             self.fences.append(word)
         else:
             raise AssertionError(f"{word:#010x} at {pc:#x} is not an instruction the idioms use")
@@ -93,6 +97,9 @@ def test_idioms_set_a_handler_enable_interrupts_and_call_and_return_in_a_loop() 
     assert hart.csr[0x303] == 0
     assert hart.csr[0x300] == 8
     assert {0x3A0, 0x3A1, 0x3A2} <= set(hart.csr)
+    assert hart.csr[0x7C0] == TIMER_DELAY  # the timer compare: the cycle count (0 here) plus a little
+    assert hart.csr_writes.count(0x180) == 3 and hart.csr[0x180] == 0  # satp set, then cleared
+    assert hart.x[2] == 0x80000000  # sp: the aligned base of fill=idioms' loads and stores
     # mtvec holds the handler, which returns past the trapping instruction (mepc + 4).
     handler = hart.csr[0x305] // 4
     assert words[head + handler + 3] == 0x30200073  # ... ending in MRET
@@ -107,7 +114,7 @@ def test_idioms_set_a_handler_enable_interrupts_and_call_and_return_in_a_loop() 
     after_call = sorted(pc + 4 for pc, _ in hart.calls)
     assert sorted(target for _, target in hart.returns) == after_call
     assert len({pc for pc, _ in hart.calls}) == 2  # the same two call sites, trained
-    assert 0x0000100F in hart.fences  # FENCE.I after the loop
+    assert {0x0000100F, 0x12000073} <= set(hart.fences)  # FENCE.I and SFENCE.VMA after the loop
 
 
 def test_idioms_fill_whole_fetch_words_and_leave_out_what_a_core_does_not_decode() -> None:
@@ -122,4 +129,5 @@ def test_idioms_fill_whole_fetch_words_and_leave_out_what_a_core_does_not_decode
     hart, _ = _run(body, 0)
     assert len(hart.returns) == 2 * CALL_LOOPS
     assert 0x0000100F not in body  # FENCE.I only where a trap comes back (picorv32 halts on it)
+    assert 0x12000073 not in body
     assert idioms(16, BIRISCV) == ()
