@@ -67,6 +67,30 @@ def with_isa(mined: Sequence[tuple[int, int]], width: int,
     return RV32, width // 32
 
 
+def _i(imm: int, rs1: int, f3: int, rd: int, opcode: int = 0x13) -> int:
+    """An I-type instruction (ADDI by default; loads, JALR and the CSR accesses share the form)."""
+    return ((imm & 0xFFF) << 20) | (rs1 << 15) | (f3 << 12) | (rd << 7) | opcode
+
+
+def _csrrw(csr: int, rs1: int) -> int:
+    """Csrrw x0, csr, rs1."""
+    return _i(csr, rs1, 1, 0, 0x73)
+
+
+def _jal(offset: int, rd: int) -> int:
+    """Jal rd, offset (bytes from this instruction)."""
+    o = offset & 0x1FFFFF
+    return ((o >> 20) << 31) | (((o >> 1) & 0x3FF) << 21) | (((o >> 11) & 1) << 20) | (((o >> 12) & 0xFF) << 12) \
+        | (rd << 7) | 0x6F
+
+
+def _branch(offset: int, rs1: int, rs2: int, f3: int) -> int:
+    """A conditional branch (f3: 0 BEQ, 1 BNE, ...) by offset bytes."""
+    o = offset & 0x1FFF
+    return ((o >> 12) << 31) | (((o >> 5) & 0x3F) << 25) | (rs2 << 20) | (rs1 << 15) | (f3 << 12) \
+        | (((o >> 1) & 0xF) << 8) | (((o >> 11) & 1) << 7) | 0x63
+
+
 PROLOGUE_CSRS = (0x305, 0x340, 0x341, 0x342, 0x343, 0x304, 0x302, 0x303, 0x105, 0x140, 0x141, 0x142, 0x143, 0x104)
 """CSRs the prologue writes: mtvec, mscratch, mepc, mcause, mtval, mie, medeleg, mideleg and the
 supervisor ones (stvec .. sie). Not mstatus or satp: privilege and translation stay as reset left them."""
@@ -103,6 +127,12 @@ SWAPPED_CSRS = (0x300, 0x100, 0x344, 0x144)
 for the one instruction between (an interrupt taken there goes to the mtvec written before)."""
 
 
+COUNTER_CSRS = (0xC00, 0xC01, 0xC02, 0xC80, 0xC81, 0xC82)
+"""cycle, time, instret and their high halves: the counters a core without a CSR file may still
+read (RDCYCLE, RDTIME, RDINSTRET ...), recognised by the upper 20 bits of `csrrs rd, csr, x0`
+(csr << 8 | 2) among its literals: such a decoder compares the whole instruction."""
+
+
 def _probe_instructions(read: Sequence[int], swapped: Sequence[int]) -> tuple[int, ...]:
     out = []
     for i, csr in enumerate(swapped):
@@ -134,6 +164,8 @@ def prologue(width: int, literals: Collection[int] = PROLOGUE_CSRS) -> tuple[int
     if csrs:  # a core with a CSR file: a literal such as 0x100 elsewhere is no sign of one
         words += _probe_instructions([c for c in PROBED_CSRS if c in literals],
                                      [c for c in SWAPPED_CSRS if c in literals])
+    else:  # ... but it may decode its counters' whole reads (picorv32's RDCYCLE: 20'hc0002)
+        words += tuple(_i(c, 0, 2, 1 + k, 0x73) for k, c in enumerate(COUNTER_CSRS) if (c << 8 | 2) in literals)
     return _packed(words, width)
 
 
@@ -158,26 +190,6 @@ def _packed(instructions: Sequence[int], width: int) -> tuple[int, ...]:
     lanes = width // 32
     return tuple(sum(instructions[k + lane] << (32 * lane) for lane in range(lanes) if k + lane < len(instructions))
                  for k in range(0, len(instructions), lanes))
-
-
-def _i(imm: int, rs1: int, f3: int, rd: int, opcode: int = 0x13) -> int:
-    return ((imm & 0xFFF) << 20) | (rs1 << 15) | (f3 << 12) | (rd << 7) | opcode
-
-
-def _csrrw(csr: int, rs1: int) -> int:
-    return _i(csr, rs1, 1, 0, 0x73)
-
-
-def _jal(offset: int, rd: int) -> int:
-    o = offset & 0x1FFFFF
-    return ((o >> 20) << 31) | (((o >> 1) & 0x3FF) << 21) | (((o >> 11) & 1) << 20) | (((o >> 12) & 0xFF) << 12) \
-        | (rd << 7) | 0x6F
-
-
-def _branch(offset: int, rs1: int, rs2: int, f3: int) -> int:
-    o = offset & 0x1FFF
-    return ((o >> 12) << 31) | (((o >> 5) & 0x3F) << 25) | (rs2 << 20) | (rs1 << 15) | (f3 << 12) \
-        | (((o >> 1) & 0xF) << 8) | (((o >> 11) & 1) << 7) | 0x63
 
 
 NOP = 0x00000013

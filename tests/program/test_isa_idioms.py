@@ -149,3 +149,14 @@ def test_idioms_random_loads_and_stores_come_from_sp_aligned_to_their_size() -> 
     assert tidy(lw, 12) & ~(31 << 7) == lw & ~(31 << 7)  # one in twelve keeps its base
     assert (tidy(0x00000113, 3) >> 7) & 31 == 3  # addi sp, x0, 0 writes gp instead: sp stays aligned
     assert tidy(0x00208063, 3) == 0x00208063  # a branch's rd bits are an offset: unchanged
+
+
+def test_a_core_without_a_csr_file_reads_the_counters_it_decodes_whole() -> None:
+    # picorv32 compares RDCYCLE's upper 20 bits (20'hc0002) and RDCYCLEH's (20'hc8002); a bare
+    # 0xC00 among the literals is no sign of a counter (it has one for other reasons).
+    words = prologue(32, (*MAJOR_OPCODES, 0xC0002, 0xC8002))
+    assert words[: len(prologue(32, MAJOR_OPCODES))] == prologue(32, MAJOR_OPCODES)
+    reads = words[len(prologue(32, MAJOR_OPCODES)):]
+    assert [(w >> 20, (w >> 15) & 31, (w >> 12) & 7, w & 0x7F) for w in reads] == [(0xC00, 0, 2, 0x73), (0xC80, 0, 2, 0x73)]
+    assert all((w >> 7) & 31 for w in reads)  # into a register, not x0
+    assert prologue(32, (*MAJOR_OPCODES, 0xC00, 0xC80)) == prologue(32, MAJOR_OPCODES)
