@@ -409,12 +409,23 @@ def fill_memory(rng, fill, seed, dw, templates, fields, prologue=(), lanes=1, id
 
 def rv_tidy(word, draw):
     """A RISC-V instruction of a fill=idioms memory (`bw_<iface>_tidy`, draw for draw): eleven
-    loads and stores in twelve from sp at an offset aligned to their size; no write to sp."""
+    loads and stores in twelve from sp at an offset aligned to their size; branches and jumps
+    1 to 7 instructions forward; MRET and SRET a NOP; mtvec's accesses to mscratch; no write to sp."""
     opcode = word & 0x7F
     if opcode in (0x03, 0x23) and draw % 12:
         low = (1 << ((word >> 12) & 3)) - 1
         word = (word & ~(0x1F << 15)) | (2 << 15)
         word &= ~(low << (20 if opcode == 0x03 else 7))
+    if opcode == 0x63:  # imm[12|10:5] and imm[11], imm[1] cleared; imm[4:2] at least 1
+        word &= ~(0x7F << 25 | 3 << 7)
+        word |= 0 if (word >> 9) & 7 else 1 << 9
+    if opcode == 0x6F:  # imm[20|10:5], imm[1], imm[11], imm[19:12] cleared; imm[4:2] at least 1
+        word &= ~(0x7F << 25 | 0x3FF << 12)
+        word |= 0 if (word >> 22) & 7 else 1 << 22
+    if word in (0x30200073, 0x10200073):
+        word = 0x00000013
+    if opcode == 0x73 and (word >> 12) & 7 and word >> 20 == 0x305:  # mtvec keeps the handler
+        word = (word & 0xFFFFF) | 0x340 << 20
     if opcode not in (0x23, 0x63) and (word >> 7) & 0x1F == 2:
         word = (word & ~(0x1F << 7)) | (3 << 7)
     return word

@@ -220,8 +220,14 @@ def _idiom_instructions(literals: Collection[int]) -> tuple[int, ...]:
         # A handler that returns past the trapping instruction (mepc + 4): traps taken later
         # (an interrupt, an illegal or misaligned access, ECALL) come back into the stream
         # instead of running whatever random words mtvec pointed at.
-        handler = [_i(0x341, 0, 2, A2, 0x73),  # csrrs a2, mepc, x0
+        # Aligned (andi a2, a2, -4): a jump to a misaligned address traps with that address in
+        # mepc, and mepc + 4 alone would trap again forever.
+        # A pending bit that stays set until software clears it (biriscv's MEIP, set by the
+        # line) would trap every instruction after the first interrupt: mip is cleared.
+        handler = [*([_csrrw(0x344, 0)] if 0x344 in literals else []),  # csrrw x0, mip, x0
+                   _i(0x341, 0, 2, A2, 0x73),  # csrrs a2, mepc, x0
                    _i(4, A2, 0, A2),  # addi a2, a2, 4
+                   _i(-4, A2, 7, A2),  # andi a2, a2, -4
                    _csrrw(0x341, A2),  # csrrw x0, mepc, a2
                    0x30200073]  # mret
         out += [0x00000617,  # auipc a2, 0
@@ -230,19 +236,7 @@ def _idiom_instructions(literals: Collection[int]) -> tuple[int, ...]:
                 _jal(4 * (len(handler) + 1), 0),  # j over the handler
                 *handler]
     out.append(_i(-1, 0, 0, T1))  # addi t1, x0, -1
-    if {0x300, 0x304} <= csrs:
-        out.append(_csrrw(0x304, T1))  # every interrupt enabled
-        if 0x303 in csrs:
-            out.append(_csrrw(0x303, 0))  # none delegated: each taken in machine mode
-        out.append(_i(0x300, 8, 6, 0, 0x73))  # csrrsi x0, mstatus, 8: MIE on
     out += [_csrrw(c, T1) for c in CACHE_CSRS if c in literals]
-    if 0xB00 in literals:
-        # A custom machine CSR (0x7C0-0x7FF) the core decodes gets the cycle count plus a
-        # little: a timer compare kept there (biriscv's mtimecmp) then raises its interrupt.
-        for c in sorted(c for c in literals if CUSTOM_CSRS[0] <= c <= CUSTOM_CSRS[1]):
-            out += [_i(0xB00, 0, 2, T2, 0x73),  # csrrs t2, mcycle, x0
-                    _i(TIMER_DELAY, T2, 0, T2),  # addi t2, t2, TIMER_DELAY
-                    _csrrw(c, T2)]
     out.append((0x80000 << 12) | (SP << 7) | 0x37)  # lui sp, 0x80000: the base of fill=idioms' loads and stores
     # The loop: a call (JAL to ra), a return (JALR x0, 0(ra)), a nested call (ra kept in a0),
     # a branch taken one iteration in four, and the loop's own backward branch.
@@ -272,4 +266,19 @@ def _idiom_instructions(literals: Collection[int]) -> tuple[int, ...]:
         out += [0x0000100F, 0x12000073]
         if 0x180 in literals:
             out += [_i(0x180, T1, 3, 0, 0x73), _i(0x180, T1, 2, 0, 0x73), _i(0x180, T1, 3, 0, 0x73)]  # csrrc, csrrs, csrrc
+    # Interrupts last: the handler returns past the instruction it interrupted (an interrupt
+    # line held high would otherwise be taken again and again at the same place), which the
+    # random words after the idioms survive and the loop above would not.
+    if {0x300, 0x304} <= csrs:
+        out.append(_csrrw(0x304, T1))  # every interrupt enabled
+        if 0x303 in csrs:
+            out.append(_csrrw(0x303, 0))  # none delegated: each taken in machine mode
+        out.append(_i(0x300, 8, 6, 0, 0x73))  # csrrsi x0, mstatus, 8: MIE on
+    if 0xB00 in literals:
+        # A custom machine CSR (0x7C0-0x7FF) the core decodes gets the cycle count plus a
+        # little: a timer compare kept there (biriscv's mtimecmp) then raises its interrupt.
+        for c in sorted(c for c in literals if CUSTOM_CSRS[0] <= c <= CUSTOM_CSRS[1]):
+            out += [_i(0xB00, 0, 2, T2, 0x73),  # csrrs t2, mcycle, x0
+                    _i(TIMER_DELAY, T2, 0, T2),  # addi t2, t2, TIMER_DELAY
+                    _csrrw(c, T2)]
     return tuple(out)

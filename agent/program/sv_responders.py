@@ -91,7 +91,12 @@ def _rv_tidy(n: str) -> list[str]:
     Random loads and stores take a random base register, so most are misaligned and trap
     before they reach memory. Eleven in twelve are made to use sp (which the idioms set to an
     aligned address) with an offset aligned to their size, as compiled code does; no
-    instruction writes sp. The cocotb twin is `cocotb_lib.rv_tidy`.
+    instruction writes sp. Random branches and jumps go anywhere, and a backward one the core
+    keeps taking is a loop it never leaves (a run then covers nothing after its first few
+    thousand clocks): they jump forward by 1 to 7 instructions, as a random-instruction
+    generator's do. MRET and SRET (back to the last trap, behind) become NOPs, and a CSR access
+    to mtvec goes to mscratch instead (mtvec keeps the idioms' handler: pointed at random words
+    holding an ECALL, every trap would come back to it). The cocotb twin is `cocotb_lib.rv_tidy`.
     """
     return [
         f"function automatic logic [31:0] bw_{n}_tidy(input logic [31:0] bw_i, input int unsigned bw_r);",
@@ -101,6 +106,10 @@ def _rv_tidy(n: str) -> list[str]:
         "    bw_o[19:15] = 5'd2;",
         "    if (bw_i[6:0] == 7'h03) bw_o[22:20] = bw_o[22:20] & ~bw_low; else bw_o[9:7] = bw_o[9:7] & ~bw_low;",
         "  end",
+        "  if (bw_i[6:0] == 7'h63) begin bw_o[31:25] = '0; bw_o[8:7] = '0; if (bw_o[11:9] == 0) bw_o[9] = 1'b1; end",
+        "  if (bw_i[6:0] == 7'h6f) begin bw_o[31:25] = '0; bw_o[21:12] = '0; if (bw_o[24:22] == 0) bw_o[22] = 1'b1; end",
+        "  if (bw_i == 32'h30200073 || bw_i == 32'h10200073) bw_o = 32'h00000013;",
+        "  if (bw_i[6:0] == 7'h73 && bw_i[14:12] != 0 && bw_i[31:20] == 12'h305) bw_o[31:20] = 12'h340;",
         "  if (bw_i[6:0] != 7'h23 && bw_i[6:0] != 7'h63 && bw_o[11:7] == 5'd2) bw_o[11:7] = 5'd3;",
         "  return bw_o;",
         "endfunction",
