@@ -73,12 +73,12 @@ def _i(imm: int, rs1: int, f3: int, rd: int, opcode: int = 0x13) -> int:
 
 
 def _csrrw(csr: int, rs1: int) -> int:
-    """Csrrw x0, csr, rs1."""
+    """The instruction `csrrw x0, csr, rs1`."""
     return _i(csr, rs1, 1, 0, 0x73)
 
 
 def _jal(offset: int, rd: int) -> int:
-    """Jal rd, offset (bytes from this instruction)."""
+    """The instruction `jal rd, offset` (offset in bytes from this instruction)."""
     o = offset & 0x1FFFFF
     return ((o >> 20) << 31) | (((o >> 1) & 0x3FF) << 21) | (((o >> 11) & 1) << 20) | (((o >> 12) & 0xFF) << 12) \
         | (rd << 7) | 0x6F
@@ -193,7 +193,7 @@ def _packed(instructions: Sequence[int], width: int) -> tuple[int, ...]:
 
 
 NOP = 0x00000013
-"""addi x0, x0, 0."""
+"""The instruction `addi x0, x0, 0`."""
 
 RA, SP, T0, T1, T2, S0, S1, A0, A1, A2 = 1, 2, 5, 6, 7, 8, 9, 10, 11, 12
 """The registers the idioms use, by their ABI names (ra and t0 are RISC-V's link registers)."""
