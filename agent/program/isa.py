@@ -175,8 +175,9 @@ def idioms(width: int, literals: Collection[int] = PROLOGUE_CSRS) -> tuple[int, 
     Random instruction words almost never form a call and its return (JALR x0, 0(ra) is one
     word in 2^17), leave interrupts masked, and jump wherever mtvec points on a trap. The
     idioms that follow the prologue set a handler that returns past the trapping instruction,
-    enable every interrupt, write the cache-maintenance CSRs the design decodes, and run a
-    loop of nested calls and returns; random words follow as with `fill=decode`.
+    write the cache-maintenance CSRs the design decodes, run a loop of nested calls and
+    returns, fence, and last enable every interrupt and a timer compare; random words follow,
+    drawn as with `fill=decode` and tidied (`sv_responders._rv_tidy`).
     """
     if width < 32:
         return ()
@@ -215,8 +216,9 @@ CACHE_CSRS = (0x3A0, 0x3A1, 0x3A2)
 def _idiom_instructions(literals: Collection[int]) -> tuple[int, ...]:
     """`idioms`' instructions: a trap handler, interrupts on, cache maintenance, calls and returns in a loop."""
     csrs = {c for c in (0x300, 0x303, 0x304, 0x305, 0x341) if c in literals}
+    has_handler = {0x305, 0x341} <= csrs
     out: list[int] = []
-    if {0x305, 0x341} <= csrs:
+    if has_handler:
         # A handler that returns past the trapping instruction (mepc + 4): traps taken later
         # (an interrupt, an illegal or misaligned access, ECALL) come back into the stream
         # instead of running whatever random words mtvec pointed at.
@@ -240,26 +242,23 @@ def _idiom_instructions(literals: Collection[int]) -> tuple[int, ...]:
     out.append((0x80000 << 12) | (SP << 7) | 0x37)  # lui sp, 0x80000: the base of fill=idioms' loads and stores
     # The loop: a call (JAL to ra), a return (JALR x0, 0(ra)), a nested call (ra kept in a0),
     # a branch taken one iteration in four, and the loop's own backward branch.
-    out.append(_i(CALL_LOOPS, 0, 0, T0))  # addi t0, x0, CALL_LOOPS
-    loop = len(out)
-    body = [_jal(4 * 7, RA),  # call f (7 instructions on)
-            _i(3, T0, 7, T2),  # andi t2, t0, 3
-            _branch(8, T2, 0, 0),  # beq t2, x0, +8
-            _i(1, S0, 0, S0),  # addi s0, s0, 1
-            _i(-1, T0, 0, T0),  # addi t0, t0, -1
-            0, 0]  # bne t0, x0, loop; j end (filled below)
-    out += body
-    out[loop + 5] = _branch(4 * (loop - (loop + 5)), T0, 0, 1)
     function = [_i(0, RA, 0, A0),  # f: mv a0, ra
                 _jal(4 * 3, RA),  # call g
                 _i(0, A0, 0, RA),  # mv ra, a0
                 _i(0, RA, 0, 0, 0x67),  # ret
                 _i(1, S1, 0, S1),  # g: addi s1, s1, 1
                 _i(0, RA, 0, 0, 0x67)]  # ret
-    out[loop + 6] = _jal(4 * (len(function) + 1), 0)  # j end, over f and g
-    out += function
-    out.append(0x0FF0000F)  # fence
-    if {0x305, 0x341} <= csrs:
+    out += [_i(CALL_LOOPS, 0, 0, T0),  # addi t0, x0, CALL_LOOPS
+            _jal(4 * 7, RA),  # loop: call f (7 instructions on)
+            _i(3, T0, 7, T2),  # andi t2, t0, 3
+            _branch(8, T2, 0, 0),  # beq t2, x0, +8
+            _i(1, S0, 0, S0),  # addi s0, s0, 1
+            _i(-1, T0, 0, T0),  # addi t0, t0, -1
+            _branch(-4 * 5, T0, 0, 1),  # bne t0, x0, loop
+            _jal(4 * (len(function) + 1), 0),  # j over f and g
+            *function,
+            0x0FF0000F]  # fence
+    if has_handler:
         # FENCE.I flushes an instruction cache; a core without one may trap on it (picorv32
         # halts on an illegal instruction), so only where the handler brings it back.
         # SFENCE.VMA and a write of satp (set, then cleared) flush a TLB, or trap where there is none.
