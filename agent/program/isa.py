@@ -196,21 +196,74 @@ def _packed(instructions: Sequence[int], width: int) -> tuple[int, ...]:
 NOP = 0x00000013
 """The instruction `addi x0, x0, 0`."""
 
-RA, SP, T0, T1, T2, S0, S1, A0, A1, A2 = 1, 2, 5, 6, 7, 8, 9, 10, 11, 12
+RA, SP, T0, T1, T2, S0, S1, A0, A1, A2, T3 = 1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 28
 """The registers the idioms use, by their ABI names (ra and t0 are RISC-V's link registers)."""
+
+SAVED = 18
+"""s2, the first of the registers the nested calls keep their return addresses in (s2 .. s9)."""
 
 CUSTOM_CSRS = (0x7C0, 0x7FF)
 """The machine-level custom read-write CSR numbers (the privileged spec's table)."""
+
+CYCLE_CSRS = (0xB00, 0xC00)
+"""mcycle, then cycle (its read-only shadow, which some cores decode alone: biriscv): a timer
+compare is set from the first of them the design decodes."""
 
 TIMER_DELAY = 200
 """Cycles from the idioms' write of a custom CSR (a timer compare) to the count it holds."""
 
 CALL_LOOPS = 24
-"""Iterations of the idioms' loop: enough for a branch predictor to learn its call, its return and
+"""Iterations of the idioms' loop: enough for a branch predictor to learn its calls, its returns and
 its branch taken one time in four, and to mispredict each when the loop ends."""
+
+CALL_DEPTH = 9
+"""Functions the loop's calls nest through: one more than a common return-address stack holds (8),
+so every entry is written and the deepest return overflows it."""
 
 CACHE_CSRS = (0x3A0, 0x3A1, 0x3A2)
 """Custom CSRs some cores flush, write back and invalidate their data cache through (biriscv)."""
+
+LWU = 0x6003
+"""funct3 + opcode of LWU (RV64's zero-extending word load), which some RV32 cores decode as LW."""
+
+
+def _functions() -> list[int]:
+    """CALL_DEPTH functions, each calling the next; the last counts in s1.
+
+    Each keeps its return address in a register of its own (no memory: a load the data port
+    answers with an error would lose it). Every second one starts with a NOP, so the call and
+    return sites fall in both halves of a two-instruction fetch (both pipes of a dual-issue core).
+    """
+    out: list[int] = []
+    for k in range(CALL_DEPTH - 1):
+        out += [*(NOP,) * (k % 2),
+                _i(0, RA, 0, SAVED + k),  # mv s(2+k), ra
+                _jal(4 * 3, RA),  # call the next function (3 instructions on)
+                _i(0, SAVED + k, 0, RA),  # mv ra, s(2+k)
+                _i(0, RA, 0, 0, 0x67)]  # ret
+    return [*out, _i(1, S1, 0, S1), _i(0, RA, 0, 0, 0x67)]  # addi s1, s1, 1; ret
+
+
+def _call_loop() -> list[int]:
+    """CALL_LOOPS calls into the nested functions; one in four through a register, one level down.
+
+    The loop is 8 instructions, then a jump over the functions, which start 9 instructions after
+    the loop's first (f1; f2 four later). The call through a register (JALR with rd = ra, no
+    return) starts at f2, so each return-address stack entry also holds another function's
+    return address.
+    """
+    functions = _functions()
+    return [_i(CALL_LOOPS, 0, 0, T0),  # addi t0, x0, CALL_LOOPS
+            _i(3, T0, 7, T2),  # loop: andi t2, t0, 3
+            _branch(4 * 3, T2, 0, 0),  # beq t2, x0, alt (taken one iteration in four)
+            _jal(4 * 7, RA),  # call f1 (9 - 2 instructions on)
+            _jal(4 * 3, 0),  # j next
+            0x00000E17,  # alt: auipc t3, 0
+            _i(4 * 9, T3, 0, RA, 0x67),  # jalr ra, 36(t3): call f2 (13 - 4 instructions on)
+            _i(-1, T0, 0, T0),  # next: addi t0, t0, -1
+            _branch(-4 * 7, T0, 0, 1),  # bne t0, x0, loop
+            _jal(4 * (len(functions) + 1), 0),  # j over the functions
+            *functions]
 
 
 def _idiom_instructions(literals: Collection[int]) -> tuple[int, ...]:
@@ -239,24 +292,12 @@ def _idiom_instructions(literals: Collection[int]) -> tuple[int, ...]:
                 *handler]
     out.append(_i(-1, 0, 0, T1))  # addi t1, x0, -1
     out += [_csrrw(c, T1) for c in CACHE_CSRS if c in literals]
+    if 0x340 in literals:  # mscratch all ones, then all zeros: every bit both ways
+        out += [_csrrw(0x340, T1), _csrrw(0x340, 0)]
     out.append((0x80000 << 12) | (SP << 7) | 0x37)  # lui sp, 0x80000: the base of fill=idioms' loads and stores
-    # The loop: a call (JAL to ra), a return (JALR x0, 0(ra)), a nested call (ra kept in a0),
-    # a branch taken one iteration in four, and the loop's own backward branch.
-    function = [_i(0, RA, 0, A0),  # f: mv a0, ra
-                _jal(4 * 3, RA),  # call g
-                _i(0, A0, 0, RA),  # mv ra, a0
-                _i(0, RA, 0, 0, 0x67),  # ret
-                _i(1, S1, 0, S1),  # g: addi s1, s1, 1
-                _i(0, RA, 0, 0, 0x67)]  # ret
-    out += [_i(CALL_LOOPS, 0, 0, T0),  # addi t0, x0, CALL_LOOPS
-            _jal(4 * 7, RA),  # loop: call f (7 instructions on)
-            _i(3, T0, 7, T2),  # andi t2, t0, 3
-            _branch(8, T2, 0, 0),  # beq t2, x0, +8
-            _i(1, S0, 0, S0),  # addi s0, s0, 1
-            _i(-1, T0, 0, T0),  # addi t0, t0, -1
-            _branch(-4 * 5, T0, 0, 1),  # bne t0, x0, loop
-            _jal(4 * (len(function) + 1), 0),  # j over f and g
-            *function,
+    if LWU in literals:
+        out.append(_i(0, SP, 6, T2, 0x03))  # lwu t2, 0(sp)
+    out += [*_call_loop(),
             0x0FF0000F]  # fence
     if has_handler:
         # FENCE.I flushes an instruction cache; a core without one may trap on it (picorv32
@@ -265,6 +306,17 @@ def _idiom_instructions(literals: Collection[int]) -> tuple[int, ...]:
         out += [0x0000100F, 0x12000073]
         if 0x180 in literals:
             out += [_i(0x180, T1, 3, 0, 0x73), _i(0x180, T1, 2, 0, 0x73), _i(0x180, T1, 3, 0, 0x73)]  # csrrc, csrrs, csrrc
+    cycle = next((c for c in CYCLE_CSRS if c in literals), None)
+    if cycle is not None:
+        # A custom machine CSR (0x7C0-0x7FF) the core decodes is written all ones, all zeros,
+        # then the cycle count plus a little, and read back: a timer compare kept there
+        # (biriscv's mtimecmp) then raises its interrupt once interrupts are on (below).
+        for c in sorted(c for c in literals if CUSTOM_CSRS[0] <= c <= CUSTOM_CSRS[1]):
+            out += [_csrrw(c, T1), _csrrw(c, 0),
+                    _i(cycle, 0, 2, T2, 0x73),  # csrrs t2, cycle, x0
+                    _i(TIMER_DELAY, T2, 0, T2),  # addi t2, t2, TIMER_DELAY
+                    _csrrw(c, T2),
+                    _i(c, 0, 2, T2, 0x73)]  # csrrs t2, c, x0: read back
     # Interrupts last: the handler returns past the instruction it interrupted (an interrupt
     # line held high would otherwise be taken again and again at the same place), which the
     # random words after the idioms survive and the loop above would not.
@@ -273,11 +325,8 @@ def _idiom_instructions(literals: Collection[int]) -> tuple[int, ...]:
         if 0x303 in csrs:
             out.append(_csrrw(0x303, 0))  # none delegated: each taken in machine mode
         out.append(_i(0x300, 8, 6, 0, 0x73))  # csrrsi x0, mstatus, 8: MIE on
-    if 0xB00 in literals:
-        # A custom machine CSR (0x7C0-0x7FF) the core decodes gets the cycle count plus a
-        # little: a timer compare kept there (biriscv's mtimecmp) then raises its interrupt.
-        for c in sorted(c for c in literals if CUSTOM_CSRS[0] <= c <= CUSTOM_CSRS[1]):
-            out += [_i(0xB00, 0, 2, T2, 0x73),  # csrrs t2, mcycle, x0
-                    _i(TIMER_DELAY, T2, 0, T2),  # addi t2, t2, TIMER_DELAY
-                    _csrrw(c, T2)]
+        if 0x344 in literals and has_handler:
+            # Every interrupt pending at once (software, timer, external: taken by priority;
+            # the handler clears them all); the NOP after is what the handler's return skips.
+            out += [_i(0x344, T1, 2, 0, 0x73), NOP, NOP]  # csrrs x0, mip, t1
     return tuple(out)

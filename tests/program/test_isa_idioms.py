@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agent.program.isa import (
+    CALL_DEPTH,
     CALL_LOOPS,
+    LWU,
     MAJOR_OPCODES,
     PROLOGUE_CSRS,
     RA,
@@ -15,9 +17,9 @@ from agent.program.isa import (
     prologue,
 )
 
-BIRISCV = (*MAJOR_OPCODES, *PROLOGUE_CSRS, 0x300, 0x344, 0x3A0, 0x3A1, 0x3A2, 0x180, 0xB00, 0x7C0)
+BIRISCV = (*MAJOR_OPCODES, *PROLOGUE_CSRS, 0x300, 0x344, 0x3A0, 0x3A1, 0x3A2, 0x180, 0xC00, 0x7C0, LWU)
 """Literals of a core like biriscv: the opcodes, the trap CSRs, mstatus, mip, its cache CSRs, satp,
-mcycle and a timer compare in a custom CSR."""
+cycle (biriscv decodes no mcycle), a timer compare in a custom CSR and LWU."""
 
 
 def _sext(value: int, bits: int) -> int:
@@ -32,6 +34,9 @@ class Hart:
     csr: dict[int, int] = field(default_factory=dict)
     calls: list[tuple[int, int]] = field(default_factory=list)
     returns: list[tuple[int, int]] = field(default_factory=list)
+    depth: int = 0
+    deepest: int = 0
+    loads: list[int] = field(default_factory=list)
     fences: list[int] = field(default_factory=list)
     csr_writes: list[int] = field(default_factory=list)
 
@@ -48,11 +53,17 @@ class Hart:
             off = _sext((word >> 31) << 20 | (word >> 12 & 0xFF) << 12 | (word >> 20 & 1) << 11 | (word >> 21 & 0x3FF) << 1, 21)
             value, nxt = pc + 4, pc + off
             if rd == RA:
-                self.calls.append((pc, nxt))
+                self._call(pc, nxt)
         elif op == 0x67:  # jalr
             value, nxt = pc + 4, (self.x[rs1] + imm_i) & ~1
             if rs1 == RA and rd == 0 and imm_i == 0:
                 self.returns.append((pc, nxt))
+                self.depth -= 1
+            elif rd == RA:  # a call through a register
+                self._call(pc, nxt)
+        elif op == 0x03:  # a load (memory is not modelled: zero)
+            self.loads.append(word & 0x707F)
+            value = 0
         elif op == 0x63:  # beq, bne
             off = _sext((word >> 31) << 12 | (word >> 7 & 1) << 11 | (word >> 25 & 0x3F) << 5 | (word >> 8 & 0xF) << 1, 13)
             taken = (self.x[rs1] == self.x[rs2]) == (f3 == 0)
@@ -74,6 +85,11 @@ class Hart:
         if rd and value is not None:
             self.x[rd] = value & 0xFFFFFFFF
         return nxt
+
+    def _call(self, pc: int, target: int) -> None:
+        self.calls.append((pc, target))
+        self.depth += 1
+        self.deepest = max(self.deepest, self.depth)
 
 
 def _run(instructions: tuple[int, ...], start: int) -> tuple[Hart, int]:
@@ -98,6 +114,9 @@ def test_idioms_set_a_handler_enable_interrupts_and_call_and_return_in_a_loop() 
     assert hart.csr[0x300] == 8
     assert {0x3A0, 0x3A1, 0x3A2} <= set(hart.csr)
     assert hart.csr[0x7C0] == TIMER_DELAY  # the timer compare: the cycle count (0 here) plus a little
+    assert hart.csr[0x344] == 0xFFFFFFFF  # every interrupt pending at once after MIE (the handler clears them)
+    assert hart.csr[0x340] == 0  # mscratch all ones, then all zeros
+    assert hart.loads == [LWU]
     assert hart.csr_writes.count(0x180) == 3
     assert hart.csr[0x180] == 0
     assert hart.x[2] == 0x80000000  # sp: the aligned base of fill=idioms' loads and stores
@@ -112,13 +131,18 @@ def test_idioms_set_a_handler_enable_interrupts_and_call_and_return_in_a_loop() 
             trap.step(4 * k, words[head + k])
         assert trap.csr[0x341] == back
         assert trap.csr[0x344] == 0
-    # The loop: each iteration calls f, which calls g (ra saved in a0); every call returns to
-    # the instruction after it, so a return-address stack predicts each return.
-    assert len(hart.calls) == 2 * CALL_LOOPS
-    assert len(hart.returns) == 2 * CALL_LOOPS
+    # The loop: each iteration calls f1, which calls f2, ... (CALL_DEPTH deep, one more than an
+    # 8-entry return-address stack); one in four starts at f2 through a register. Every call
+    # returns to the instruction after it, so a return-address stack predicts each return.
+    alt = len(range(CALL_LOOPS, 0, -4))  # iterations whose counter is a multiple of 4
+    assert len(hart.returns) == (CALL_LOOPS - alt) * CALL_DEPTH + alt * (CALL_DEPTH - 1)
     after_call = sorted(pc + 4 for pc, _ in hart.calls)
     assert sorted(target for _, target in hart.returns) == after_call
-    assert len({pc for pc, _ in hart.calls}) == 2  # the same two call sites, trained
+    assert hart.deepest == CALL_DEPTH
+    assert hart.depth == 0
+    sites = {pc for pc, _ in hart.calls} | {pc for pc, _ in hart.returns}
+    assert len({pc for pc, _ in hart.calls}) == CALL_DEPTH + 1  # the same call sites, trained (the loop has two)
+    assert {pc // 4 % 2 for pc in sites} == {0, 1}  # in both halves of a two-instruction fetch
     assert {0x0000100F, 0x12000073} <= set(hart.fences)  # FENCE.I and SFENCE.VMA after the loop
 
 
@@ -132,7 +156,8 @@ def test_idioms_fill_whole_fetch_words_and_leave_out_what_a_core_does_not_decode
     body = bare[len(prologue(32, MAJOR_OPCODES)):]
     assert all(w & 0x7F != 0x73 for w in body)
     hart, _ = _run(body, 0)
-    assert len(hart.returns) == 2 * CALL_LOOPS
+    assert hart.deepest == CALL_DEPTH
+    assert hart.depth == 0
     assert 0x0000100F not in body  # FENCE.I only where a trap comes back (picorv32 halts on it)
     assert 0x12000073 not in body
     assert idioms(16, BIRISCV) == ()
