@@ -22,7 +22,7 @@ def assemble(
     weigh: Weigh,
     note: Callable[[str, int, bool, Status], None],
     entries: Sequence[Entry],
-    should_stop: Callable[[], bool],
+    should_stop: Callable[[int], bool],
 ) -> tuple[Program, tuple[tuple[int, Entry], ...], SimResult | None]:
     """Chain the chosen programs into one and keep each only if it adds points *in that context*.
 
@@ -32,13 +32,17 @@ def assemble(
     there. The program covering most goes first (it keeps its power-up context); each
     next one (the one adding most to the chain's points, none that adds nothing) is tried
     after the chain (one call) and, when that context costs it more
-    than half of its new points, before the chain (one more call). The last kept run is
-    exactly what the final testbench covers. Returns the chain, (index of its first
-    operation, entry) per kept program, and the last run.
+    than half of its new points, before the chain (one more call). Last, the program chosen
+    first is tried at the chain's end (one call). `should_stop(keep)` says whether the calls
+    left, less `keep`, are spent: the chaining keeps one back for that last try. The last
+    kept run is exactly what the final testbench covers. Returns the chain, (index of its
+    first operation, entry) per kept program, and the last run.
     """
     chain: list[Entry] = []
     keys: frozenset[str] = frozenset()
     last: SimResult | None = None
+    first: Entry | None = None
+    tried: set[tuple[int, ...]] = set()
     left = list(entries)
     while left:
         # Next, the program that adds most to the chain so far (greedy set cover): kept
@@ -46,7 +50,8 @@ def assemble(
         # the first while programs with points of their own waited past the budget.
         entry = max(left, key=lambda e: (weigh(e.covered - keys), weigh(e.covered), len(e.covered), -e.trial))
         left.remove(entry)
-        if should_stop() and last is not None:
+        first = first or entry
+        if should_stop(1) and last is not None:
             break
         if last is not None and not entry.finding and not weigh(entry.covered - keys):
             continue  # nothing of its own to add: no call
@@ -56,13 +61,14 @@ def assemble(
             ([*chain, entry], [entry, *chain]) if chain else ([entry],)
         for order in orders:
             if len(order) > 1 and order[0] is entry and (
-                should_stop()
+                should_stop(1)
                 or (
                     best is not None
                     and weigh(best[1] - keys) * 2 >= weigh(entry.covered - keys)
                 )
             ):
                 break  # the second order only when the budget allows and it may help
+            tried.add(tuple(map(id, order)))
             res = runner(chained(order))
             got = covered_keys(res) if res.status == Status.OK else frozenset()
             # Judged by the score (weights), not the point count: a chain that loses a
@@ -89,6 +95,19 @@ def assemble(
                 best = (order, got, res)
         if best is not None:
             chain, keys, last = best
+    moved: list[Entry] = [*(e for e in chain if e is not first), first] if first is not None and first in chain else []
+    if len(moved) > 1 and moved != chain and tuple(map(id, moved)) not in tried and not should_stop(0):
+        # The program chosen first covers most alone, and may leave what no reset clears (a
+        # register with only an initial value, a transmitter still busy at a random baud) to
+        # every program after it, which were then judged in that context: the chain is tried
+        # once more with it last (the call `should_stop(1)` kept back above).
+        res = runner(chained(moved))
+        got = covered_keys(res) if res.status == Status.OK else frozenset()
+        better = res.status == Status.OK and weigh(got) > weigh(keys)
+        note("assemble", max(0, len(got) - len(keys)), better, res.status)
+        logger.debug("assemble %s moved last: chain %d -> %d points", moved[-1].label, len(keys), len(got))
+        if better:
+            chain, keys, last = moved, got, res
     return (
         chained(chain),
         tuple(zip(chain_starts(chain), chain, strict=True)),

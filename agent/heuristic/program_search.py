@@ -474,7 +474,7 @@ class ProgramSearch:
         return 0
 
     def assemble(
-        self, entries: Sequence[Entry], should_stop: Callable[[], bool]
+        self, entries: Sequence[Entry], should_stop: Callable[[int], bool]
     ) -> tuple[Program, tuple[tuple[int, Entry], ...], SimResult | None]:
         """Chain the chosen programs into one (`chain.assemble`); every run is a trial of this search."""
         return assemble(self.runner, self.weigh, self._note, entries, should_stop)

@@ -175,9 +175,10 @@ def idioms(width: int, literals: Collection[int] = PROLOGUE_CSRS) -> tuple[int, 
     Random instruction words almost never form a call and its return (JALR x0, 0(ra) is one
     word in 2^17), leave interrupts masked, and jump wherever mtvec points on a trap. The
     idioms that follow the prologue set a handler that returns past the trapping instruction,
-    write the cache-maintenance CSRs the design decodes, run a loop of nested calls and
-    returns, fence, and last enable every interrupt and a timer compare; random words follow,
-    drawn as with `fill=decode` and tidied (`sv_responders._rv_tidy`).
+    write the cache-maintenance CSRs the design decodes, run a loop of calls nested deeper than
+    a return-address stack, fence, set a timer compare, and last enable every interrupt and
+    make each pending once; random words follow, drawn as with `fill=decode` and tidied
+    (`sv_responders._rv_tidy`).
     """
     if width < 32:
         return ()
@@ -267,7 +268,7 @@ def _call_loop() -> list[int]:
 
 
 def _idiom_instructions(literals: Collection[int]) -> tuple[int, ...]:
-    """`idioms`' instructions: a trap handler, interrupts on, cache maintenance, calls and returns in a loop."""
+    """`idioms`' instructions: a trap handler, cache maintenance, calls and returns in a loop, a timer, interrupts on."""
     csrs = {c for c in (0x300, 0x303, 0x304, 0x305, 0x341) if c in literals}
     has_handler = {0x305, 0x341} <= csrs
     out: list[int] = []

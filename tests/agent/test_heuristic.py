@@ -284,7 +284,7 @@ def test_assemble_chains_programs_that_add_points() -> None:
     one = Entry(parse_program("reset\nset v=3\n"), frozenset({"p3"}), "a", 0)
     same = Entry(parse_program("reset\nset v=3\nhold 1\n"), frozenset({"p3"}), "b", 1)
     two = Entry(parse_program("reset\nset v=7\n"), frozenset({"p7"}), "c", 2)
-    program, kept, last = search.assemble([one, same, two], lambda: False)
+    program, kept, last = search.assemble([one, same, two], lambda keep: False)
     assert [e.label for _, e in kept] == ["a", "c"]
     assert [at for at, _ in kept] == [0, 2]
     assert last is not None
@@ -300,7 +300,7 @@ def test_assemble_spends_no_call_past_its_stop() -> None:
     two = Entry(parse_program("reset\nset v=7\n"), frozenset({"p7"}), "c", 2)
     # "same" adds nothing after the chain, so it would also be tried before it: not once
     # the stop says the calls left belong to the final check.
-    search.assemble([one, same, two], lambda: len(calls) >= 2)
+    search.assemble([one, same, two], lambda keep: len(calls) >= 2)
     assert len(calls) == 2
 
 
@@ -312,11 +312,44 @@ def test_assemble_takes_the_program_that_adds_most_next_and_skips_near_copies() 
     small = Entry(parse_program("reset\nset v=11\n"), frozenset({"p11"}), "small", 2)
     # By size the near-copy came second and took the last call; by what each adds, the small
     # program with a point of its own is next and the near-copy costs no call at all.
-    _, kept, last = search.assemble([big, near, small], lambda: len(calls) >= 2)
+    _, kept, last = search.assemble([big, near, small], lambda keep: len(calls) >= 2)
     assert [e.label for _, e in kept] == ["big", "small"]
     assert len(calls) == 2
     assert last is not None
     assert covered_keys(last) == frozenset({"p3", "p7", "p11"})
+
+
+def test_assemble_moves_the_first_program_last_when_it_spoils_what_follows() -> None:
+    # A program that sets v=7 leaves what no reset clears: a later v=11 covers nothing (as a
+    # UART transmitter left busy at a random baud ignores the programs after it).
+    calls: list[Program] = []
+
+    def run(program: Program) -> SimResult:
+        calls.append(program)
+        seen: list[int] = []
+        for o in program.walk():
+            if o.name == "set" and not (o.num("v") == 11 and 7 in seen):
+                seen.append(o.num("v"))
+        points = tuple(CoveragePoint("line", "/f.sv", k, 0, "", "tb.dut", "t", (), int(k in seen), f"p{k}")
+                       for k in (3, 5, 7, 11, 12))
+        cov = CoverageSummary({"line": MetricSummary(sum(p.count for p in points), len(points))})
+        return SimResult(Status.OK, coverage=cov, report=CoverageReport(points))
+
+    search = ProgramSearch(TARGET, run, hints=Hints(), config=ProgramSearchConfig(seed=3))
+    spoiler = Entry(parse_program("reset\nset v=3\nset v=7\n"), frozenset({"p3", "p7"}), "spoiler", 0)
+    late = Entry(parse_program("reset\nset v=11\nset v=12\n"), frozenset({"p11", "p12"}), "late", 1)
+    other = Entry(parse_program("reset\nset v=5\n"), frozenset({"p5"}), "other", 2)
+    # After the spoiler, "late" still adds p12 (half its points: not tried before the chain).
+    _, kept, last = search.assemble([spoiler, late, other], lambda keep: False)
+    assert [e.label for _, e in kept] == ["late", "other", "spoiler"]
+    assert last is not None
+    assert covered_keys(last) == frozenset({"p3", "p5", "p7", "p11", "p12"})
+    assert len(calls) == 4
+    # The move is the chain's last call, kept back from the programs still to chain.
+    calls.clear()
+    _, kept, _ = search.assemble([spoiler, late, other], lambda keep: len(calls) + keep >= 3)
+    assert [e.label for _, e in kept] == ["late", "spoiler"]
+    assert len(calls) == 3
 
 
 def test_moves_are_seeded_and_fit_the_caps() -> None:
