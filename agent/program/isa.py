@@ -182,7 +182,7 @@ def idioms(width: int, literals: Collection[int] = PROLOGUE_CSRS) -> tuple[int, 
     """
     if width < 32:
         return ()
-    instructions = (*prologue(32, literals), *_idiom_instructions(literals))
+    instructions = (*prologue(32, literals), *_idiom_instructions(literals, alias=width <= 64))
     nops = -len(instructions) % (width // 32)  # the last fetch word whole: no zero (illegal) half
     return _packed((*instructions, *(NOP,) * nops), width)
 
@@ -197,11 +197,15 @@ def _packed(instructions: Sequence[int], width: int) -> tuple[int, ...]:
 NOP = 0x00000013
 """The instruction `addi x0, x0, 0`."""
 
-RA, SP, T0, T1, T2, S0, S1, A0, A1, A2, T3 = 1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 28
+RA, SP, T0, T1, T2, S0, S1, A0, A1, A2, T3, T4 = 1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 28, 29
 """The registers the idioms use, by their ABI names (ra and t0 are RISC-V's link registers)."""
 
 SAVED = 18
 """s2, the first of the registers the nested calls keep their return addresses in (s2 .. s9)."""
+
+ALIAS_BITS = 0xFFFFE000
+"""Address bits the idioms flip to run at an alias (13 up): a multiple of the responders' memory
+model (`target.MEM_WORDS` = 1024 words, 8 KB of 64-bit fetch words), which wraps."""
 
 CUSTOM_CSRS = (0x7C0, 0x7FF)
 """The machine-level custom read-write CSR numbers (the privileged spec's table)."""
@@ -267,12 +271,17 @@ def _call_loop() -> list[int]:
             *functions]
 
 
-def _idiom_instructions(literals: Collection[int]) -> tuple[int, ...]:
-    """`idioms`' instructions: a trap handler, cache maintenance, calls and returns in a loop, a timer, interrupts on."""
+def _idiom_instructions(literals: Collection[int], alias: bool = True) -> tuple[int, ...]:
+    """`idioms`' instructions: a trap handler, cache maintenance, calls and returns in a loop, a timer, interrupts on.
+
+    With `alias`, the loop and all that follows run at an alias of their addresses with bits 13
+    up flipped (`ALIAS_BITS`).
+    """
     csrs = {c for c in (0x300, 0x303, 0x304, 0x305, 0x341) if c in literals}
     has_handler = {0x305, 0x341} <= csrs
-    out: list[int] = []
+    out = [_i(-1, 0, 0, T1)]  # addi t1, x0, -1
     if has_handler:
+        out.append(_csrrw(0x305, T1))  # mtvec all ones (interrupts are still off), then the handler's
         # A handler that returns past the trapping instruction (mepc + 4): traps taken later
         # (an interrupt, an illegal or misaligned access, ECALL) come back into the stream
         # instead of running whatever random words mtvec pointed at.
@@ -291,13 +300,19 @@ def _idiom_instructions(literals: Collection[int]) -> tuple[int, ...]:
                 _csrrw(0x305, A2),  # mtvec
                 _jal(4 * (len(handler) + 1), 0),  # j over the handler
                 *handler]
-    out.append(_i(-1, 0, 0, T1))  # addi t1, x0, -1
     out += [_csrrw(c, T1) for c in CACHE_CSRS if c in literals]
     if 0x340 in literals:  # mscratch all ones, then all zeros: every bit both ways
         out += [_csrrw(0x340, T1), _csrrw(0x340, 0)]
     out.append((0x80000 << 12) | (SP << 7) | 0x37)  # lui sp, 0x80000: the base of fill=idioms' loads and stores
     if LWU in literals:
         out.append(_i(0, SP, 6, T2, 0x03))  # lwu t2, 0(sp)
+    if alias:
+        # The same words at an address whose upper bits differ (the memory model wraps): the
+        # return addresses a return-address stack keeps, and every pc after, move in those bits.
+        out += [0x00000E17,  # auipc t3, 0
+                (ALIAS_BITS & 0xFFFFF000) | (T4 << 7) | 0x37,  # lui t4, ALIAS_BITS
+                (T4 << 20) | (T3 << 15) | (4 << 12) | (T3 << 7) | 0x33,  # xor t3, t3, t4
+                _i(4 * 4, T3, 0, 0, 0x67)]  # jr 16(t3): the next instruction, at its alias
     out += [*_call_loop(),
             0x0FF0000F]  # fence
     if has_handler:
@@ -330,4 +345,8 @@ def _idiom_instructions(literals: Collection[int]) -> tuple[int, ...]:
             # Every interrupt pending at once (software, timer, external: taken by priority;
             # the handler clears them all); the NOP after is what the handler's return skips.
             out += [_i(0x344, T1, 2, 0, 0x73), NOP, NOP]  # csrrs x0, mip, t1
+        if has_handler:
+            # mstatus all ones for one instruction, then restored: the restore twice, since an
+            # interrupt taken between returns past the first.
+            out += [_i(0x300, T1, 1, 31, 0x73), _csrrw(0x300, 31), _csrrw(0x300, 31)]  # csrrw x31, mstatus, t1
     return tuple(out)

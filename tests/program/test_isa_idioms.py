@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agent.program.isa import (
+    ALIAS_BITS,
     CALL_DEPTH,
     CALL_LOOPS,
     LWU,
@@ -16,10 +17,15 @@ from agent.program.isa import (
     idioms,
     prologue,
 )
+from agent.program.target import MEM_WORDS
 
 BIRISCV = (*MAJOR_OPCODES, *PROLOGUE_CSRS, 0x300, 0x344, 0x3A0, 0x3A1, 0x3A2, 0x180, 0xC00, 0x7C0, LWU)
 """Literals of a core like biriscv: the opcodes, the trap CSRs, mstatus, mip, its cache CSRs, satp,
 cycle (biriscv decodes no mcycle), a timer compare in a custom CSR and LWU."""
+
+
+SPAN = MEM_WORDS * 4
+"""Bytes of a responder's memory of 32-bit words (the interpreter's)."""
 
 
 def _sext(value: int, bits: int) -> int:
@@ -37,6 +43,8 @@ class Hart:
     depth: int = 0
     deepest: int = 0
     loads: list[int] = field(default_factory=list)
+    left: int = 0
+    """The pc the run left the idioms at (an alias of their end)."""
     fences: list[int] = field(default_factory=list)
     csr_writes: list[int] = field(default_factory=list)
 
@@ -49,6 +57,8 @@ class Hart:
             value = (pc if op == 0x17 else 0) + (word & 0xFFFFF000)
         elif op == 0x13 and f3 in (0, 7):  # addi, andi
             value = self.x[rs1] + imm_i if f3 == 0 else self.x[rs1] & imm_i
+        elif op == 0x33 and f3 == 4 and word >> 25 == 0:  # xor
+            value = self.x[rs1] ^ self.x[rs2]
         elif op == 0x6F:  # jal
             off = _sext((word >> 31) << 20 | (word >> 12 & 0xFF) << 12 | (word >> 20 & 1) << 11 | (word >> 21 & 0x3FF) << 1, 21)
             value, nxt = pc + 4, pc + off
@@ -93,13 +103,17 @@ class Hart:
 
 
 def _run(instructions: tuple[int, ...], start: int) -> tuple[Hart, int]:
-    """Run from `start` until the pc leaves the instructions; the hart and the steps taken."""
+    """Run from `start` until the pc leaves the instructions; the hart and the steps taken.
+
+    The memory wraps as the responders' does (1024 words): a pc in the upper bits is an alias.
+    """
     hart, pc, steps = Hart(), 4 * start, 0
-    while 0 <= pc < 4 * len(instructions):
-        pc = hart.step(pc, instructions[pc // 4])
+    while 0 <= pc % SPAN < 4 * len(instructions):
+        pc = hart.step(pc, instructions[pc % SPAN // 4])
         steps += 1
         assert steps < 10_000, "the idioms do not end"
-    assert pc == 4 * len(instructions), "the idioms leave by their last instruction"
+    assert pc % SPAN == 4 * len(instructions), "the idioms leave by their last instruction"
+    hart.left = pc
     return hart, steps
 
 
@@ -143,6 +157,12 @@ def test_idioms_set_a_handler_enable_interrupts_and_call_and_return_in_a_loop() 
     sites = {pc for pc, _ in hart.calls} | {pc for pc, _ in hart.returns}
     assert len({pc for pc, _ in hart.calls}) == CALL_DEPTH + 1  # the same call sites, trained (the loop has two)
     assert {pc // 4 % 2 for pc in sites} == {0, 1}  # in both halves of a two-instruction fetch
+    # The loop and all after it run at an alias whose upper bits are flipped (return addresses
+    # move in every bit); the memory of 64-bit words wraps at a multiple of it.
+    assert all(pc & ALIAS_BITS == ALIAS_BITS for pc in sites)
+    assert hart.left & ALIAS_BITS == ALIAS_BITS
+    assert (ALIAS_BITS & -ALIAS_BITS) % (MEM_WORDS * 8) == 0
+    assert hart.csr[0x300] == 8  # mstatus restored after its all-ones instruction (MIE alone)
     assert {0x0000100F, 0x12000073} <= set(hart.fences)  # FENCE.I and SFENCE.VMA after the loop
 
 
