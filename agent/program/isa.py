@@ -197,7 +197,7 @@ def _packed(instructions: Sequence[int], width: int) -> tuple[int, ...]:
 NOP = 0x00000013
 """The instruction `addi x0, x0, 0`."""
 
-RA, SP, T0, T1, T2, S0, S1, A0, A1, A2, T3, T4 = 1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 28, 29
+RA, SP, T0, T1, T2, S1, A2, T3, T4 = 1, 2, 5, 6, 7, 9, 12, 28, 29
 """The registers the idioms use, by their ABI names (ra and t0 are RISC-V's link registers)."""
 
 SAVED = 18
