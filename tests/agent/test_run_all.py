@@ -42,8 +42,11 @@ def make_repo(root: Path) -> Path:
 def run_all(repo: Path, out: Path, cache: Path, *extra: str) -> subprocess.Popen[str]:
     argv = [sys.executable, "-m", "benchwright.cli", "run-all", str(repo), "--out", str(out), "--sim-calls", "6",
             "--rounds", "0", *extra]
+    # SIGINT at its default in the child: a shell's background job (`make test &`) starts with
+    # it ignored, Python then installs no KeyboardInterrupt handler, and no interrupt would land.
     return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "BENCHWRIGHT_CACHE": str(cache)})
+                            env={**os.environ, "BENCHWRIGHT_CACHE": str(cache)},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def interrupt_after_first_design(repo: Path, tmp_path: Path, tries: int = 3) -> tuple[Path, Path, str]:
