@@ -50,7 +50,8 @@ def assemble(
         # the first while programs with points of their own waited past the budget.
         entry = max(left, key=lambda e: (weigh(e.covered - keys), weigh(e.covered), len(e.covered), -e.trial))
         left.remove(entry)
-        first = first or entry
+        if first is None:
+            first = entry
         if should_stop(1) and last is not None:
             break
         if last is not None and not entry.finding and not weigh(entry.covered - keys):
@@ -95,8 +96,8 @@ def assemble(
                 best = (order, got, res)
         if best is not None:
             chain, keys, last = best
-    moved: list[Entry] = [*(e for e in chain if e is not first), first] if first is not None and first in chain else []
-    if len(moved) > 1 and moved != chain and tuple(map(id, moved)) not in tried and not should_stop(0):
+    moved = [*(e for e in chain if e is not first), *(e for e in chain if e is first)]
+    if chain and moved[-1] is not chain[-1] and tuple(map(id, moved)) not in tried and not should_stop(0):
         # The program chosen first covers most alone, and may leave what no reset clears (a
         # register with only an initial value, a transmitter still busy at a random baud) to
         # every program after it, which were then judged in that context: the chain is tried

@@ -72,6 +72,11 @@ def _i(imm: int, rs1: int, f3: int, rd: int, opcode: int = 0x13) -> int:
     return ((imm & 0xFFF) << 20) | (rs1 << 15) | (f3 << 12) | (rd << 7) | opcode
 
 
+def _lui(upper: int, rd: int) -> int:
+    """The instruction `lui rd, upper >> 12` (`upper`'s bits 12 up)."""
+    return (upper & 0xFFFFF000) | (rd << 7) | 0x37
+
+
 def _csrrw(csr: int, rs1: int) -> int:
     """The instruction `csrrw x0, csr, rs1`."""
     return _i(csr, rs1, 1, 0, 0x73)
@@ -303,14 +308,14 @@ def _idiom_instructions(literals: Collection[int], alias: bool = True) -> tuple[
     out += [_csrrw(c, T1) for c in CACHE_CSRS if c in literals]
     if 0x340 in literals:  # mscratch all ones, then all zeros: every bit both ways
         out += [_csrrw(0x340, T1), _csrrw(0x340, 0)]
-    out.append((0x80000 << 12) | (SP << 7) | 0x37)  # lui sp, 0x80000: the base of fill=idioms' loads and stores
+    out.append(_lui(0x80000000, SP))  # sp: the base of fill=idioms' loads and stores
     if LWU in literals:
         out.append(_i(0, SP, 6, T2, 0x03))  # lwu t2, 0(sp)
     if alias:
         # The same words at an address whose upper bits differ (the memory model wraps): the
         # return addresses a return-address stack keeps, and every pc after, move in those bits.
         out += [0x00000E17,  # auipc t3, 0
-                (ALIAS_BITS & 0xFFFFF000) | (T4 << 7) | 0x37,  # lui t4, ALIAS_BITS
+                _lui(ALIAS_BITS, T4),
                 (T4 << 20) | (T3 << 15) | (4 << 12) | (T3 << 7) | 0x33,  # xor t3, t3, t4
                 _i(4 * 4, T3, 0, 0, 0x67)]  # jr 16(t3): the next instruction, at its alias
     out += [*_call_loop(),
