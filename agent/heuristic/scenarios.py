@@ -7,6 +7,7 @@ then grows and splices what they keep with the generators in `moves`.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from agent.heuristic.banked_divisor import banked_divisor
 from agent.heuristic.config_words import MODE_WORDS, mode_words
@@ -62,6 +63,39 @@ def _consecutive(bus: Iface, base: list[Op]) -> Program:
                     op("bus_burst", bus.name, a, 4, seed=0xC0 + k, bits=bus.register_bits, step=step),
                     op("hold", 20)]
     ops += [op("bus_read", bus.name, a) for a in bus.addresses[:8]]
+    return Program(tuple(ops))
+
+
+HELD_GAPS = (4, 300)
+"""Idle clocks between the requests of a held run: a few (the next request while the previous
+word is still on the wire), and more than a 32-bit word takes on a serial line at a quarter
+of the clock (so the controller has finished it and holds its port)."""
+
+HELD_WORDS = (None, 0xFFFF_FFFF_FFFF_FFFF, 0x5555_5555_5555_5555)
+"""What the other registers hold during each pass of held runs: as they are, all ones (every
+enable and unlock bit), and every other bit (an unlock bit without the mode bits beside it)."""
+
+
+def _held_runs(bus: Iface, buses: Sequence[Iface], base: list[Op]) -> Program:
+    """Runs of reads and writes at consecutive addresses with the strobe resting between requests, cyc held.
+
+    A slow pipelined master leaves idle clocks inside one cycle; a controller that holds its
+    port between words (a flash controller's sequential reads and page programs) then takes
+    the next request from its holding state. Each pass first writes every register of the
+    other buses (of this one where it is alone) with one of `HELD_WORDS`: a data path often
+    waits for an unlock or enable bit there (a flash's write protection, a quad mode).
+    (Fixed data seeds, as in `_consecutive`.)
+    """
+    others = [b for b in buses if b is not bus] or [bus]
+    ops = list(base)
+    for word in HELD_WORDS:
+        if word is not None:
+            ops += [op("bus_write", b.name, a, word & ((1 << b.data_bits) - 1)) for b in others for a in b.addresses[:8]]
+        for step in consecutive_steps(bus):
+            for gap in HELD_GAPS:
+                ops += [op("bus_burst", bus.name, bus.addresses[0], 3, write=0, step=step, gap=gap), op("hold", 20),
+                        op("bus_burst", bus.name, bus.addresses[0], 3, seed=0xC8, bits=bus.register_bits, step=step,
+                           gap=gap), op("hold", 20)]
     return Program(tuple(ops))
 
 
@@ -240,6 +274,8 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
         ]
         out.append((f"bus {bus.name} registers", Program(tuple(ops))))
         out.append((f"bus {bus.name} consecutive", _consecutive(bus, base)))
+        if bus.kind == "wishbone" and bus.port("stall"):  # pipelined: requests may rest inside a cycle
+            out.append((f"bus {bus.name} held runs", _held_runs(bus, ifs.buses, base)))
     if ifs.serials:
         period = serial_period(t)
         ops = list(base)

@@ -62,15 +62,17 @@ METHODS = '''
         aw, _, sw = BUSES[bus]
         await self.driver(bus).read(addr & ((1 << aw) - 1), strb & ((1 << sw) - 1))
 
-    async def bus_burst(self, bus, addr, count, seed, write, bits, step=0):
-        """`bus_burst`: `count` transactions on one address (or `step` apart); writes carry `bits` seeded random bits."""
+    async def bus_burst(self, bus, addr, count, seed, write, bits, step=0, gap=0):
+        """`bus_burst`: `count` transactions on one address (or `step` apart), `gap` idle clocks between; writes carry `bits` seeded random bits."""
         self.rng.state = seed & MASK32
         aw, dw, _ = BUSES[bus]
         driver = self.driver(bus)
         if step and hasattr(driver, "pipelined") and driver.pipelined:  # one cycle of requests, as the SV task
-            await driver.pipe(write, addr, count, bits, step, aw, dw)
+            await driver.pipe(write, addr, count, bits, step, aw, dw, gap)
             return
         for i in range(count):
+            if i and gap:
+                await self.step(gap)
             at = (addr + i * step) & ((1 << aw) - 1)
             if write:
                 await self.bus_write(bus, at, self.rng.bits(bits), -1)
@@ -250,7 +252,8 @@ def op_py(t: Target, op: Op) -> str:
         lanes = "" if op.num("strb") == 0xFF else f", {_lit(op.num('strb'))}"  # every lane: the default
         return f"await bw.bus_read({op.word('bus')!r}, {_lit(op.num('addr'))}{lanes})"
     if n == "bus_burst":
-        step = f", {op.num('step')}" if op.num("step") else ""
+        step = f", {op.num('step')}" if op.num("step") or op.num("gap") else ""
+        step += f", {op.num('gap')}" if op.num("gap") else ""
         return (f"await bw.bus_burst({op.word('bus')!r}, {_lit(op.num('addr'))}, {op.num('count')}, "
                 f"{hex(op.num('seed'))}, {op.num('write')}, {op.num('bits')}{step})")
     if n == "send":

@@ -85,8 +85,8 @@ class WishboneMaster:
         """A pipelined slave (it has a stall output): a consecutive burst is one cycle of requests."""
         return "stall" in self.roles
 
-    async def pipe(self, w, addr, count, bits, step, aw, dw):
-        """`count` requests `step` apart back to back in one cycle (a pipelined slave; as the SV `_pipe` task)."""
+    async def pipe(self, w, addr, count, bits, step, aw, dw, gap=0):
+        """`count` requests `step` apart in one cycle, `gap` idle clocks between (a pipelined slave; as the SV `_pipe` task)."""
         bw, r = self.bw, self.roles
 
         def data():
@@ -96,21 +96,31 @@ class WishboneMaster:
                             ("sel", -1)):
             if role in r:
                 bw.put_name(r[role], value)
-        sent = acks = 0
-        for _ in range(TIMEOUT * count):
+        sent = acks = idle = 0
+        strobe = True
+        for _ in range((TIMEOUT + gap) * count):
             if acks >= count:
                 break
             await bw.rise()
-            accepted = sent < count and not bw.port(r["stall"])  # stb is high until the last request is taken
+            accepted = strobe and not bw.port(r["stall"])
             sent += bool(accepted)
             acks += bool(bw.port(r["ack"]))
             await bw.fall()
             if accepted and sent == count:
+                strobe = False
                 bw.put_name(r["stb"], 0)
             elif accepted:
                 bw.put_name(r["addr"], (addr + sent * step) & ((1 << aw) - 1))
                 if "wdata" in r:
                     bw.put_name(r["wdata"], data())
+                if gap:  # a slow master: the strobe rests once every request so far is answered
+                    strobe, idle = False, gap
+                    bw.put_name(r["stb"], 0)
+            elif idle and acks == sent:
+                idle -= 1
+                if not idle:
+                    strobe = True
+                    bw.put_name(r["stb"], 1)
         for role in ("cyc", "stb", "we"):
             if role in r:
                 bw.put_name(r[role], 0)

@@ -80,7 +80,7 @@ def op_lines(t: Target, op: Op) -> list[str]:
         return [f"{code} {t.iface_index('bus', op.word('bus'))} {_x(op.num('addr'))} {_x(op.num('strb'))}"]
     if name == "bus_burst":
         return [f"{code} {t.iface_index('bus', op.word('bus'))} {_x(op.num('addr'))} {op.num('count')} "
-                f"{_x(op.num('seed'))} {op.num('write')} {op.num('bits')} {op.num('step')}"]
+                f"{_x(op.num('seed'))} {op.num('write')} {op.num('bits')} {op.num('step')} {op.num('gap')}"]
     if name == "send":
         return [f"{code} {t.iface_index('stream', op.word('stream'))} {op.num('beats')} {_x(op.num('seed'))} "
                 f"{op.num('gap')} {op.num('lane')}"]

@@ -141,6 +141,9 @@ SPECS: tuple[OpSpec, ...] = (
                                        "the bits above stay 0, where control bits often sit)"),
         Arg("step", "int", 0, 0, 64, "address increment per transaction (0: one address, a FIFO; else "
                                       "consecutive addresses, back to back in one cycle on a pipelined Wishbone)"),
+        Arg("gap", "int", 0, 0, 4096, "idle clocks before each transaction after the first, once the previous ones "
+                                       "are answered (with step on a pipelined Wishbone the cycle stays open: a slow "
+                                       "master, which a controller holding its port between words waits for)"),
     ), "several transactions on one address, or on consecutive ones, of a bus the design serves", needs="bus"),
     OpSpec("send", (
         Arg("stream", "name:stream", None), Arg("beats", "int", None, 1, 4096),

@@ -165,7 +165,7 @@ def render_harness(t: Target) -> str:
     """The data-driven harness: every task, and an interpreter of `prog.txt`."""
     init = " ".join(_init(t))
     body = [
-        "integer bw_fd, bw_r, bw_op, bw_k, bw_i, bw_a0, bw_a1, bw_a2, bw_a3, bw_a4;",
+        "integer bw_fd, bw_r, bw_op, bw_k, bw_i, bw_a0, bw_a1, bw_a2, bw_a3, bw_a4, bw_a5;",
         f"logic [{c.W}-1:0] bw_x0, bw_x1, bw_x2;",
         f"int bw_af [{MAX_AVOID_PAIRS}]; logic [{c.W}-1:0] bw_av [{MAX_AVOID_PAIRS}];",
         "initial begin",
@@ -235,8 +235,8 @@ def _dispatch(t: Target) -> list[str]:
                  f"{o['bus_read']}: begin {_read('%d %h %h', 'bw_a0', 'bw_x0', 'bw_x1')} "
                  f"{_case(t, 'bw_a0', ifs.buses, '{n}_read(bw_x0, bw_x1)')} end",
                  f"{o['bus_burst']}: begin "
-                 f"{_read('%d %h %d %h %d %d %d', 'bw_a0', 'bw_x0', 'bw_a1', 'bw_x1', 'bw_a2', 'bw_a3', 'bw_a4')} "
-                 f"{_case(t, 'bw_a0', ifs.buses, '{n}_burst(bw_x0, bw_a1, bw_x1[31:0], bw_a2[0], bw_a3, bw_a4)')} end"]
+                 f"{_read('%d %h %d %h %d %d %d %d', 'bw_a0', 'bw_x0', 'bw_a1', 'bw_x1', 'bw_a2', 'bw_a3', 'bw_a4', 'bw_a5')} "
+                 f"{_case(t, 'bw_a0', ifs.buses, '{n}_burst(bw_x0, bw_a1, bw_x1[31:0], bw_a2[0], bw_a3, bw_a4, bw_a5)')} end"]
     if ifs.streams:
         arms.append(f"{o['send']}: begin {_read('%d %d %h %d %d', 'bw_a0', 'bw_a1', 'bw_x0', 'bw_a2', 'bw_a3')} "
                     f"{_case(t, 'bw_a0', ifs.streams, '{n}_send(bw_a1, bw_x0[31:0], bw_a2, bw_a3)')} end")
@@ -335,8 +335,12 @@ def _bus_call(bus: Iface, op: Op, addr: str, seed: str) -> str:
         return f"{bus.name}_read({addr}, {_lit(max(1, bus.data_bits // 8), op.num('strb'))});"
     if op.name == "bus_burst":
         what = "random writes" if op.num("write") else "reads"
-        step = f", {op.num('step')}" if op.num("step") else ""  # 0, one address: the task's default
+        gap = op.num("gap")
+        # 0, one address, and no gap: the task's defaults
+        step = f", {op.num('step')}" if op.num("step") or gap else ""
+        step += f", {gap}" if gap else ""
         where = f" from {op.num('step')} apart" if op.num("step") else ""
+        where += f", {gap} idle clocks between" if gap else ""
         return (f"{bus.name}_burst({addr}, {op.num('count')}, {seed}, 1'b{op.num('write')}, "
                 f"{op.num('bits')}{step});  // {what}{where}")
     if bus.byte_lanes and op.num("strb") == 0xFF:  # a byte register picked by the address's lane

@@ -62,12 +62,14 @@ def bus_tasks(t: Target, bus: Iface, *, listed: bool = True) -> list[str]:
              f"task automatic {name}_read(input logic [{aw - 1}:0] bw_a, input logic [{sw - 1}:0] bw_s = '1); "
              f"{name}_xfer(1'b0, bw_a, '0, bw_s); endtask",
              f"task automatic {name}_burst(input logic [{aw - 1}:0] bw_a, input int bw_n, input int unsigned bw_seed, "
-             "input bit bw_w, input int bw_nbits, input int bw_step = 0);",
+             "input bit bw_w, input int bw_nbits, input int bw_stride = 0, input int bw_gap = 0);",
              "  bw_state = bw_seed;",
-             *([f"  if (bw_step != 0) begin {name}_pipe(bw_w, bw_a, bw_n, bw_nbits, bw_step); return; end"]
+             *([f"  if (bw_stride != 0) begin {name}_pipe(bw_w, bw_a, bw_n, bw_nbits, bw_stride, bw_gap); return; end"]
                if _pipelined(bus) else []),
-             "  for (int bw_j = 0; bw_j < bw_n; bw_j++)",
-             f"    {name}_xfer(bw_w, bw_a + {aw}'(bw_j * bw_step), bw_w ? {dw}'(bw_bits(bw_nbits)) : '0, '1);",
+             "  for (int bw_j = 0; bw_j < bw_n; bw_j++) begin",
+             "    if (bw_j > 0 && bw_gap > 0) bw_step(bw_gap);",
+             f"    {name}_xfer(bw_w, bw_a + {aw}'(bw_j * bw_stride), bw_w ? {dw}'(bw_bits(bw_nbits)) : '0, '1);",
+             "  end",
              "endtask"]
     body = {"wishbone": _wishbone, "axil": _axil, "apb": _apb, "ahb": sv_ahb.bus_body, "avalon": _avalon}[bus.kind](t, bus)
     if _pipelined(bus):
@@ -91,29 +93,34 @@ def _pipelined(bus: Iface) -> bool:
 
 
 def _wishbone_pipe(t: Target, b: Iface) -> list[str]:
-    """`<bus>_pipe`: `bw_n` requests at addresses `bw_step` apart back to back in one cycle (cyc held).
+    """`<bus>_pipe`: `bw_n` requests at addresses `bw_step` apart in one cycle (cyc held).
 
-    A request is issued on every clock the slave does not stall, as a pipelined master's burst;
-    the cycle ends when every request is acknowledged (or on the timeout). This is what
-    "the next address while the previous request is still open" paths of a slave need
-    (a flash controller continuing a read without a new command).
+    Without a gap a request is issued on every clock the slave does not stall, as a pipelined
+    master's burst; with `bw_gap`, the strobe stays low for that many clocks once every request
+    so far is acknowledged, as a slow master's (a controller that holds its port between words
+    then takes the next one from its holding state). The cycle ends when every request is
+    acknowledged (or on the timeout). This is what "the next address while the previous request
+    is still open" paths of a slave need (a flash controller continuing a read without a new
+    command).
     """
     clk, r = clock_of(t), b.port
     aw, dw = max(1, b.addr_bits), max(1, b.data_bits)
     data = f"bw_w ? {dw}'(bw_bits(bw_nbits)) : '0"
     return [
         f"task automatic {b.name}_pipe(input bit bw_w, input logic [{aw - 1}:0] bw_a, input int bw_n, "
-        "input int bw_nbits, input int bw_step);",
-        "  int bw_sent, bw_acks; bit bw_acc;",
-        "  bw_sent = 0; bw_acks = 0;",
+        "input int bw_nbits, input int bw_step, input int bw_gap);",
+        "  int bw_sent, bw_acks, bw_idle; bit bw_acc;",
+        "  bw_sent = 0; bw_acks = 0; bw_idle = 0;",
         "  " + assigns([(r("cyc"), "1'b1"), (r("stb"), "1'b1"), (r("we"), "bw_w"), (r("addr"), "bw_a"),
                       (r("wdata"), data), (r("sel"), "'1")]),
-        f"  for (int bw_t = 0; bw_t < {TIMEOUT} * bw_n && bw_acks < bw_n; bw_t++) begin",
+        f"  for (int bw_t = 0; bw_t < ({TIMEOUT} + bw_gap) * bw_n && bw_acks < bw_n; bw_t++) begin",
         f"    @(posedge {clk}); bw_acc = {r('stb')} && !{r('stall')}; if (bw_acc) bw_sent++; if ({r('ack')}) bw_acks++;",
         f"    @(negedge {clk});",
         f"    if (bw_acc && bw_sent == bw_n) {r('stb')} = 1'b0;",
         f"    else if (bw_acc) begin {r('addr')} = bw_a + {aw}'(bw_sent * bw_step);"
-        + (f" {r('wdata')} = {data};" if r("wdata") else "") + " end",
+        + (f" {r('wdata')} = {data};" if r("wdata") else "")
+        + f" if (bw_gap > 0) begin {r('stb')} = 1'b0; bw_idle = bw_gap; end end",
+        f"    else if (bw_idle > 0 && bw_acks == bw_sent) begin bw_idle--; if (bw_idle == 0) {r('stb')} = 1'b1; end",
         "  end",
         "  " + assigns([(r("cyc"), "1'b0"), (r("stb"), "1'b0"), (r("we"), "1'b0")]),
         "endtask",

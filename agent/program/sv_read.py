@@ -86,7 +86,8 @@ def _line_op(t: Target, line: str) -> Op | None:
         return Op("fill", (("port", base), ("pattern", pattern), ("seed", a[1])))
     if kind == "burst" and base in {b.name for b in ifs.buses}:
         return Op("bus_burst", (("bus", base), ("addr", a[0]), ("count", a[1]), ("seed", a[2]), ("write", a[3]),
-                                ("bits", a[4]), ("step", a[5] if len(a) > 5 else 0)))
+                                ("bits", a[4]), ("step", a[5] if len(a) > 5 else 0),
+                                ("gap", a[6] if len(a) > 6 else 0)))
     if kind in ("write", "read") and base in {b.name for b in ifs.buses}:
         bus = ifs.named(base)
         every = (1 << max(1, bus.data_bits // 8)) - 1

@@ -169,11 +169,28 @@ def test_consecutive_bursts_on_a_pipelined_wishbone_match_the_sv_testbench(optio
     assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
     assert toggle_counts(cocotb) == toggle_counts(sv)
     toggles = toggle_counts(sv)
-    assert toggles[("wb_pipe.sv", 19, "long_read:0->1")] == 1
-    assert toggles[("wb_pipe.sv", 20, "long_write:0->1")] == 1
-    assert toggles[("wb_pipe.sv", 18, "continued[3]:0->1")] == 1  # 7 + 3 continuations
+    assert toggles[("wb_pipe.sv", 20, "long_read:0->1")] == 1
+    assert toggles[("wb_pipe.sv", 21, "long_write:0->1")] == 1
+    assert toggles[("wb_pipe.sv", 19, "continued[3]:0->1")] == 1  # 7 + 3 continuations
+    assert toggles[("wb_pipe.sv", 22, "held:0->1")] == 0  # back to back: the strobe never rests
     same, _ = run_twins("wb_pipe", "reset\nbus_burst wb 0x10 8 write=0\nbus_burst wb 0x20 8 seed=9\nhold 5\n", options)
-    assert toggle_counts(same)[("wb_pipe.sv", 18, "continued[0]:0->1")] == 0
+    assert toggle_counts(same)[("wb_pipe.sv", 19, "continued[0]:0->1")] == 0
+
+
+@pytest.mark.simulator_required
+@pytest.mark.parametrize(("gap", "held"), [(15, 0), (16, 1)])
+def test_a_slow_master_rests_the_strobe_inside_one_cycle_in_both_testbenches(options: SimOptions, gap: int,
+                                                                              held: int) -> None:
+    # `gap` idle clocks between the requests of one cycle: the slave counts each continuation
+    # still (cyc held), and one after a rest of 16 clocks is `held`; 15 is one short.
+    text = f"reset\nbus_burst wb 0x10 3 write=0 step=1 gap={gap}\nhold 5\nbus_burst wb 0x20 3 seed=9 bits=32 step=1 gap={gap}\n"
+    sv, cocotb = run_twins("wb_pipe", text, options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    assert toggle_counts(cocotb) == toggle_counts(sv)
+    toggles = toggle_counts(sv)
+    assert toggles[("wb_pipe.sv", 19, "continued[2]:0->1")] == 1  # 2 + 2 continuations
+    assert toggles[("wb_pipe.sv", 22, "held:0->1")] == held
 
 
 @pytest.mark.simulator_required
