@@ -198,6 +198,31 @@ def test_long_serial_scenarios_keep_whole_passes_and_read_after_each() -> None:
     assert [o.name for o in rests.ops].count("hold") >= 3
 
 
+def test_a_pipelined_wishbone_gets_held_runs_after_each_way_of_setting_its_registers() -> None:
+    # wbqspiflash's shape: a pipelined Wishbone (a stall output) whose data path waits for
+    # an unlock bit; a classic Wishbone (no stall) cannot rest inside a cycle and gets none.
+    ports = ">i_wb_cyc >i_wb_stb >i_wb_we >i_wb_addr[2] >i_wb_data[32] >i_wb_sel[4] <o_wb_ack <o_wb_data[32]"
+    for stall in (True, False):
+        soc = _layout(ports + (" <o_wb_stall" if stall else ""))
+        t = Target(soc, recognise(soc), {})
+        scenarios = dict(sc.scenarios(random.Random(3), t, Hints(palettes=t.palettes)))
+        (bus,) = t.interfaces.buses
+        held = scenarios.get(f"bus {bus.name} held runs")
+        assert (held is not None) == stall
+        if held is None:
+            continue
+        check(held, t.scope)
+        bursts = [o for o in held.ops if o.name == "bus_burst"]
+        assert {o.num("gap") for o in bursts} == set(sc.HELD_GAPS)
+        assert all(o.num("step") > 0 and o.num("count") > 1 for o in bursts)
+        assert {o.num("write") for o in bursts} == {0, 1}
+        # three passes: the registers as they are, then all ones, then every other bit
+        writes = [o.num("data") for o in held.ops if o.name == "bus_write"]
+        assert writes == [0xFFFF_FFFF] * len(bus.addresses[:8]) + [0x5555_5555] * len(bus.addresses[:8])
+        first_write = next(i for i, o in enumerate(held.ops) if o.name == "bus_write")
+        assert any(o.name == "bus_burst" for o in held.ops[:first_write])
+
+
 def test_packed_passes_start_each_part_with_the_head_and_stop_at_most() -> None:
     soc = _layout(">a[4]")
     t = Target(soc, recognise(soc), {})

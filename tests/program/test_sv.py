@@ -63,6 +63,8 @@ write table 3 0x5a
 bus_write wb 2 0x12345678
 bus_read wb 1
 bus_read wb 3 strb=0x8
+bus_burst wb 0 4 seed=3 bits=32 step=1 gap=9
+bus_burst wb 1 2 write=0
 send s 3 seed=5 gap=20
 serial rx 16 0x55,0x100 parity=odd stop=2
 loopback rx
@@ -93,7 +95,9 @@ def test_every_operation_renders_and_reads_back() -> None:
     harness = render_harness(t)
     assert "$fscanf" in harness
     assert "$fscanf" not in tb
-    assert len(encode(t, program).splitlines()) == 22  # 18 operations, repeat unrolled (+2), two frames (+1)
+    assert "wb_burst(2'h0, 4, 32'h3, 1'b1, 32, 1, 9);" in tb  # the gap after the step
+    assert "wb_burst(2'h1, 2, 32'h1, 1'b0, 8);" in tb  # defaults left out
+    assert len(encode(t, program).splitlines()) == 24  # 20 operations, repeat unrolled (+2), two frames (+1)
 
 
 def test_unused_interfaces_stay_out_of_the_testbench() -> None:
