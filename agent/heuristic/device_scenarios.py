@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from agent.heuristic.moves import seed, trim
-from agent.heuristic.sd_sessions import sd_command_sessions
+from agent.heuristic.sd_sessions import block_size_sessions, sd_command_sessions
 from agent.program.i2c import addresses_host
 from agent.program.iface import DEVICE_KINDS, Iface
 from agent.program.ops import Op, Program, op
@@ -46,6 +46,7 @@ def with_devices(rng: random.Random, t: Target, programs: list[tuple[str, Progra
             out.append((f"{d.name} device sessions, latency {latency}", Program(tuple(ops))))
         out += _addressed_sessions(rng, t, d)
         out += sd_command_sessions(t, d)
+        out += block_size_sessions(t, d)
     return out
 
 

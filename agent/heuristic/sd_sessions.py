@@ -54,6 +54,13 @@ PATTERNS_PER_SESSION = 8
 """Flag patterns one read session tries (one block each: eight blocks fit the program's cycle cap)."""
 
 
+BLOCK_SIZES = ((3, 4), (5, 6), (7, 8))
+"""Log2 of the block sizes block-size sessions configure, two per session, 8 to 256 bytes: below
+a standard card's 512, each a path of a controller with a block-size field (sdspi's `lgblklen`)."""
+
+SIZE_BYTE_HOLD = 40
+"""Cycles per block byte waited after a data command in a block-size session (32 and some)."""
+
 def flag_words(bits: int) -> list[int]:
     """Flag patterns for a data command: each bit of `FLAG_BITS` alone, then each pair (pure)."""
     flags = [1 << b for b in FLAG_BITS if b < bits]
@@ -92,6 +99,61 @@ def initialisation(bus: str, addr: int, clear: int) -> list[Op]:
     return ops + [o for i in READY_COMMANDS for o in command(bus, addr, i, clear, COMMAND_HOLD)]
 
 
+def size_word(lg: int, bits: int) -> int:
+    """`lg` in every nibble above the low byte, the low byte 1 (a divider at its fastest) (pure).
+
+    A configuration command that takes a block-size field from another register finds `lg`
+    there wherever the field starts on a nibble boundary.
+    """
+    return (sum(lg << s for s in range(8, bits, 4)) | 1) & ((1 << bits) - 1)
+
+
+def block_size_sessions(t: Target, d: Iface) -> list[tuple[str, Program]]:
+    """Per bus with a configuration command, per guess of its command register and per pair of `BLOCK_SIZES`: block reads.
+
+    After the initialisation, per size: every other register holds `size_word` and each
+    configuration command is written (a block-size field loaded from another register), then
+    one block read under each single flag bit (a data read is one flag on the controllers
+    seen: sdspi's FIFO bit). The card is not told the size (the controller's own software
+    would send CMD16; a session has no operations to spare): it sends its block until the
+    next command frame, and the controller takes what its size says. Reads only: a write
+    under a flag the controller reads as "receive" hangs it until its watchdog
+    (`write_sessions`).
+    """
+    if d.kind != "sd":
+        return []
+    out = []
+    for bus in t.interfaces.buses:
+        config = _config_words(t, bus)
+        singles = [1 << b for b in FLAG_BITS if b < bus.data_bits]
+        if not config or not singles:
+            continue
+        clear = CLEAR_BITS if bus.data_bits >= 16 else 0
+        for cmd_addr in bus.addresses[:4]:
+            others = [a for a in bus.addresses[:4] if a != cmd_addr]
+            opening = [op("reset"), op("respond", d.name, fill="random", seed=1), op("hold", DETECT_HOLD)]
+            for w in config:
+                opening += [*(op("bus_write", bus.name, a, 1) for a in others), op("bus_write", bus.name, cmd_addr, w)]
+            opening += initialisation(bus.name, cmd_addr, clear)
+            for sizes in BLOCK_SIZES:
+                ops = list(opening)
+                for lg in sizes:
+                    for w in config:
+                        ops += [*(op("bus_write", bus.name, a, size_word(lg, bus.data_bits)) for a in others),
+                                op("bus_write", bus.name, cmd_addr, w)]
+                    for f in singles:
+                        ops += command(bus.name, cmd_addr, 17, f | clear, SIZE_BYTE_HOLD * (1 << lg) + COMMAND_HOLD)
+                name = f"{d.name} card blocks of 2^{sizes[0]}, 2^{sizes[1]} bytes through {bus.name} @{cmd_addr:#x}"
+                out.append((name, trim(t, Program(tuple(ops)))))
+    return out
+
+
+def _config_words(t: Target, bus: Iface) -> list[int]:
+    """The bus's mined control words that are not a command frame (a configuration command), at most two."""
+    pal = t.palettes.get(bus.port("wdata"), ())
+    return [w for w in pal if w < 0x100 and w & 0xC0 and w & 0xC0 != FRAME_START][:2]
+
+
 def sd_command_sessions(t: Target, d: Iface) -> list[tuple[str, Program]]:
     """Per bus and per guess of its command register: block reads and block writes under every flag pattern.
 
@@ -106,8 +168,7 @@ def sd_command_sessions(t: Target, d: Iface) -> list[tuple[str, Program]]:
         return []
     out = []
     for bus in t.interfaces.buses:
-        pal = t.palettes.get(bus.port("wdata"), ())
-        config = [w for w in pal if w < 0x100 and w & 0xC0 and w & 0xC0 != FRAME_START][:2]
+        config = _config_words(t, bus)
         clear = CLEAR_BITS if bus.data_bits >= 16 else 0
         # A byte-wide bus has no bits above the index for flags: one block read and one write plain.
         reads, writes = read_sessions(bus.data_bits) or [[0]], write_sessions(bus.data_bits) or [[0]]

@@ -245,6 +245,7 @@ class SpiDevice(Responder):
         # card
         self.idle, self.app, self.tries, self.oph, self.wst, self.ci, self.multi, self.dlen = 1, 0, 1, 0, 0, 0, 0, 0
         self.arg = self.ext = self.extn = self.ocnt = self.wcnt = self.multiw = self.crc = self.r1 = self.dresp = 0
+        self.blen = self.block
         self.put_bit()
 
     def put_bit(self):
@@ -392,11 +393,15 @@ class SpiDevice(Responder):
         elif cmd in (9, 10):
             if not self.idle:
                 self.dlen, self.ptr = 16, (0 if cmd == 9 else 16)
-        elif cmd == 16:
-            pass
+        elif cmd == 16:  # SET_BLOCKLEN, or a parameter error
+            if 1 <= self.arg <= self.block:
+                if not self.idle:
+                    self.blen = self.arg
+            else:
+                self.r1 |= 0x40
         elif cmd in (17, 18):
             if not self.idle:
-                self.dlen, self.ptr, self.multi = self.block, self.arg % MEM_WORDS, int(cmd == 18)
+                self.dlen, self.ptr, self.multi = self.blen, self.arg % MEM_WORDS, int(cmd == 18)
         elif cmd == 12:
             self.multi, self.dlen = 0, 0
         elif cmd in (24, 25):
@@ -424,7 +429,7 @@ class SpiDevice(Responder):
             self.wst = W_NONE
         if self.wst == W_TOKEN:
             if rx == 0xFE or (self.multiw and rx == 0xFC):
-                self.wst, self.wcnt = W_DATA, self.block
+                self.wst, self.wcnt = W_DATA, self.blen
             elif self.multiw and rx == 0xFD:
                 self.wst, self.oph, self.ocnt = W_NONE, O_BUSY, 2
         elif self.wst == W_DATA:

@@ -9,7 +9,8 @@ names:
 - `sd`: an SD card in SPI mode, for a design or prefix named `sd`, `sdc`, `sdcard`, `sdspi`,
   `mmc`: 6-byte command frames answered after 1..8 idle bytes with R1 (and R3/R7's four
   bytes), the initialisation sequence (CMD0, CMD8, CMD55 + ACMD41 until ready, CMD58),
-  512-byte block reads (data token, CRC16) and writes (data response, busy);
+  block reads (data token, CRC16) and writes (data response, busy) of 512 bytes or what CMD16
+  set;
 - `spi_flash`: a serial NOR flash (JEDEC commands), for everything else: RDID, RDSR, WREN,
   WRSR, READ, FAST READ, page program, erase and a busy (WIP) time after them; an unknown
   command reads the memory from its pointer on, as a generic register device.

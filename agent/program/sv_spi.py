@@ -170,13 +170,13 @@ def _flash_end(r: Iface) -> list[str]:
 def _sd_state(r: Iface) -> list[str]:
     n = r.name
     v = _v(r, "cmd", "arg", "ci", "idle", "app", "tries", "oph", "ocnt", "r1", "ext", "extn", "dlen", "multi",
-           "wst", "wcnt", "multiw", "crc", "ptr", "dresp", "nxt")
+           "wst", "wcnt", "multiw", "crc", "ptr", "dresp", "nxt", "blen")
     return [
         f"logic [5:0] {v['cmd']}; logic [31:0] {v['arg']}, {v['ext']}; logic [7:0] {v['r1']}, {v['dresp']}; "
         f"logic [15:0] {v['crc']};",
         f"int {v['ci']}, {v['tries']}, {v['oph']}, {v['ocnt']}, {v['extn']}, {v['dlen']}, {v['wst']}, {v['wcnt']}, "
-        f"{v['ptr']}; bit {v['idle']}, {v['app']}, {v['multi']}, {v['multiw']};",
-        f"task automatic bw_{n}_restart(); {v['idle']} = 1'b1; {v['app']} = 1'b0; {v['tries']} = 1; "
+        f"{v['ptr']}, {v['blen']}; bit {v['idle']}, {v['app']}, {v['multi']}, {v['multiw']};",
+        f"task automatic bw_{n}_restart(); {v['blen']} = {BLOCK}; {v['idle']} = 1'b1; {v['app']} = 1'b0; {v['tries']} = 1; "
         f"{v['oph']} = {O_IDLE}; {v['wst']} = {W_NONE}; {v['ci']} = 0; {v['multi']} = 1'b0; {v['dlen']} = 0; "
         f"{v['nxt']} = 8'hff; endtask",
         f"function automatic int bw_{n}_draw(input int bw_m);  // 0..bw_m-1 when rough, else 0",
@@ -192,7 +192,7 @@ def _sd_exec(r: Iface) -> list[str]:
     """The card's answer to one command frame (R1, R3/R7's bytes, a block to send or to take)."""
     n = r.name
     v = _v(r, "cmd", "arg", "idle", "app", "tries", "oph", "ocnt", "r1", "ext", "extn", "dlen", "multi",
-           "wst", "multiw", "ptr")
+           "wst", "multiw", "ptr", "blen")
     cmd, idle, r1 = v["cmd"], v["idle"], v["r1"]
     return [
         f"task automatic bw_{n}_exec();",
@@ -208,8 +208,9 @@ def _sd_exec(r: Iface) -> list[str]:
         f"    end else {r1} = {r1} | 8'h04;",
         f"    58: begin {v['ext']} = {idle} ? 32'h00ff8000 : 32'hc0ff8000; {v['extn']} = 4; end  // R3: OCR",
         f"    9, 10: if (!{idle}) begin {v['dlen']} = 16; {v['ptr']} = {cmd} == 9 ? 0 : 16; end",
-        "    16: ;",
-        f"    17, 18: if (!{idle}) begin {v['dlen']} = {BLOCK}; {v['ptr']} = {v['arg']} % {MEM_WORDS}; "
+        f"    16: if ({v['arg']} >= 1 && {v['arg']} <= {BLOCK}) begin if (!{idle}) {v['blen']} = {v['arg']}; end "
+        f"else {r1} = {r1} | 8'h40;  // SET_BLOCKLEN, or a parameter error",
+        f"    17, 18: if (!{idle}) begin {v['dlen']} = {v['blen']}; {v['ptr']} = {v['arg']} % {MEM_WORDS}; "
         f"{v['multi']} = {cmd} == 18; end",
         f"    12: begin {v['multi']} = 1'b0; {v['dlen']} = 0; end",
         f"    24, 25: if (!{idle}) begin {v['wst']} = {W_TOKEN}; {v['multiw']} = {cmd} == 25; "
@@ -229,7 +230,7 @@ def _sd_exec(r: Iface) -> list[str]:
 def _sd_byte(r: Iface) -> list[str]:
     n = r.name
     v = _v(r, "cmd", "arg", "ci", "oph", "ocnt", "r1", "ext", "extn", "dlen", "multi", "wst", "wcnt", "multiw",
-           "crc", "ptr", "dresp", "rx", "nxt")
+           "crc", "ptr", "dresp", "rx", "nxt", "blen")
     rx, nxt, oph, ocnt, wst, wcnt = v["rx"], v["nxt"], v["oph"], v["ocnt"], v["wst"], v["wcnt"]
     mem = f"bw_{n}_mem[{v['ptr']} % {MEM_WORDS}]"
     crc = v["crc"]
@@ -238,7 +239,7 @@ def _sd_byte(r: Iface) -> list[str]:
         # A command frame instead of a data token: the host gave up the write, the card listens.
         f"  if ({wst} == {W_TOKEN} && {rx}[7:6] == 2'b01) {wst} = {W_NONE};",
         f"  if ({wst} == {W_TOKEN}) begin",
-        f"    if ({rx} == 8'hfe || ({v['multiw']} && {rx} == 8'hfc)) begin {wst} = {W_DATA}; {wcnt} = {BLOCK}; end",
+        f"    if ({rx} == 8'hfe || ({v['multiw']} && {rx} == 8'hfc)) begin {wst} = {W_DATA}; {wcnt} = {v['blen']}; end",
         f"    else if ({v['multiw']} && {rx} == 8'hfd) begin {wst} = {W_NONE}; {oph} = {O_BUSY}; {ocnt} = 2; end",
         "  end",
         f"  else if ({wst} == {W_DATA}) begin {mem} = {rx}; {v['ptr']} = {v['ptr']} + 1; {wcnt} = {wcnt} - 1; "

@@ -58,3 +58,35 @@ def test_a_byte_wide_command_register_still_gets_one_plain_block_read_and_write(
         check(program, t.scope)
         words = [o.num("data") for o in program.ops if o.name == "bus_write"]
         assert all(w < 0x100 for w in words)  # no flag or clear bits on an 8-bit register
+
+
+def test_size_words_carry_the_size_in_every_nibble_above_a_fastest_divider() -> None:
+    assert sd.size_word(3, 32) == 0x3333_3301
+    assert sd.size_word(8, 16) == 0x8801
+    assert (sd.size_word(5, 32) >> 16) & 0xF == 5  # sdspi's block-size field at bit 16
+
+
+def test_block_size_sessions_read_at_every_size_after_the_configuration_command() -> None:
+    # ZipCPU sdspi's shape: 32-bit Wishbone registers, a configuration command (0xC0) among the
+    # words its decoder compares with; every size from 8 to 256 bytes is read under each flag.
+    soc = layout("sdspi", ">clk >rst >i_wb_cyc >i_wb_stb >i_wb_we >i_wb_addr[2] >i_wb_data[32] >i_wb_sel[4] "
+                 "<o_wb_ack <o_wb_stall <o_wb_data[32] <o_cs_n <o_sck <o_mosi >i_miso", {"rst": False})
+    plain = Target(soc, recognise(soc))
+    (card,) = [r for r in plain.interfaces.responders if r.kind == "sd"]
+    assert sd.block_size_sessions(plain, card) == []  # no configuration command: no sizes to set
+    t = Target(soc, recognise(soc), {"i_wb_data": (0, 0xC0, 0x40)})
+    sessions = sd.block_size_sessions(t, card)
+    assert len(sessions) == len(sd.BLOCK_SIZES) * 4  # per pair of sizes and guess of the command register
+    sizes = set()
+    for _, program in sessions:
+        check(program, t.scope)
+        words = [o.num("data") for o in program.ops if o.name == "bus_write"]
+        reads = [w for w in words if w & 0x7F == 0x51]  # CMD17 frames
+        assert len(reads) == 2 * 5  # two sizes, each under the five single flag bits
+        assert all(bin(w & 0x1F00).count("1") == 1 for w in reads)
+        for lg in range(3, 9):
+            if sd.size_word(lg, 32) in words:
+                sizes.add(lg)
+                at = words.index(sd.size_word(lg, 32))
+                assert 0xC0 in words[at:]  # the configuration command loads it
+    assert sizes == set(range(3, 9))

@@ -197,8 +197,10 @@ def test_a_slow_master_rests_the_strobe_inside_one_cycle_in_both_testbenches(opt
 @pytest.mark.parametrize("latency", [0, 2])
 def test_sd_card_device_matches_the_sv_testbench(options: SimOptions, latency: int) -> None:
     # An SD controller over SPI: the card answers its initialisation (CMD0, CMD8, CMD55 +
-    # ACMD41 until ready, CMD58) and sends 512-byte blocks with their CRC16; a rough card
-    # (latency 2) waits longer, keeps the controller looping on ACMD41 and sends CRC errors.
+    # ACMD41 until ready, CMD58), takes CMD16's block length (16 bytes) and sends blocks of
+    # that length with their CRC16 (a 512-byte block fails the controller's CRC after 16); a
+    # rough card (latency 2) waits longer, keeps the controller looping on ACMD41 and sends
+    # CRC errors.
     # (The program ends with the card deselected: at the very last clock edge SV and cocotb
     # could otherwise differ in whether the device's process ran before the end.)
     text = (f"reset 3\nrespond spi fill=ramp seed=3 latency={latency}\nset start_read=1 block=0x21\nhold 30000\n"
@@ -213,8 +215,9 @@ def test_sd_card_device_matches_the_sv_testbench(options: SimOptions, latency: i
     assert toggles["v2:0->1"] == 1
     assert toggles["sdhc:0->1"] == 1
     assert toggles["block_done:0->1"] >= 1
-    assert toggles["crc_ok:0->1"] == 1
+    assert toggles["crc_ok:0->1"] >= 1  # never with 512 bytes: the CRC after 16 would be data
     if latency == 0:
+        assert toggles["crc_ok:1->0"] == 0
         assert toggles["error:0->1"] == 0
         assert toggles["init_loops[1]:0->1"] == 0  # ready at the second ACMD41
     else:
