@@ -111,7 +111,7 @@ def size_word(lg: int, bits: int) -> int:
 def block_size_sessions(t: Target, d: Iface) -> list[tuple[str, Program]]:
     """Per bus with a configuration command, per guess of its command register and per pair of `BLOCK_SIZES`: block reads.
 
-    After the initialisation, per size: every other register holds `size_word` and each
+    After the initialisation, per size: every other register holds `size_word` and the first
     configuration command is written (a block-size field loaded from another register), then
     one block read under each single flag bit (a data read is one flag on the controllers
     seen: sdspi's FIFO bit). The card is not told the size (the controller's own software
@@ -138,9 +138,9 @@ def block_size_sessions(t: Target, d: Iface) -> list[tuple[str, Program]]:
             for sizes in BLOCK_SIZES:
                 ops = list(opening)
                 for lg in sizes:
-                    for w in config:
-                        ops += [*(op("bus_write", bus.name, a, size_word(lg, bus.data_bits)) for a in others),
-                                op("bus_write", bus.name, cmd_addr, w)]
+                    # the first configuration word only: two sizes of reads fill the operation cap
+                    ops += [*(op("bus_write", bus.name, a, size_word(lg, bus.data_bits)) for a in others),
+                            op("bus_write", bus.name, cmd_addr, config[0])]
                     for f in singles:
                         ops += command(bus.name, cmd_addr, 17, f | clear, SIZE_BYTE_HOLD * (1 << lg) + COMMAND_HOLD)
                 name = f"{d.name} card blocks of 2^{sizes[0]}, 2^{sizes[1]} bytes through {bus.name} @{cmd_addr:#x}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from port_layouts import layout
 
 from agent.heuristic import sd_sessions as sd
+from agent.heuristic.moves import fits
 from agent.program.interfaces import recognise
 from agent.program.ops import Program, check
 from agent.program.target import Target
@@ -56,6 +57,7 @@ def test_a_byte_wide_command_register_still_gets_one_plain_block_read_and_write(
     assert len(sessions) == 2 * 4  # a read and a write per guess of the command register (4 addresses)
     for _, program in sessions:
         check(program, t.scope)
+        assert fits(t, program)
         words = [o.num("data") for o in program.ops if o.name == "bus_write"]
         assert all(w < 0x100 for w in words)  # no flag or clear bits on an 8-bit register
 
@@ -74,12 +76,13 @@ def test_block_size_sessions_read_at_every_size_after_the_configuration_command(
     plain = Target(soc, recognise(soc))
     (card,) = [r for r in plain.interfaces.responders if r.kind == "sd"]
     assert sd.block_size_sessions(plain, card) == []  # no configuration command: no sizes to set
-    t = Target(soc, recognise(soc), {"i_wb_data": (0, 0xC0, 0x40)})
+    t = Target(soc, recognise(soc), {"i_wb_data": (0, 0xC0, 0x40, 0xC1)})  # sdspi mines two
     sessions = sd.block_size_sessions(t, card)
     assert len(sessions) == len(sd.BLOCK_SIZES) * 4  # per pair of sizes and guess of the command register
     sizes = set()
     for _, program in sessions:
         check(program, t.scope)
+        assert fits(t, program)
         words = [o.num("data") for o in program.ops if o.name == "bus_write"]
         reads = [w for w in words if w & 0x7F == 0x51]  # CMD17 frames
         assert len(reads) == 2 * 5  # two sizes, each under the five single flag bits
