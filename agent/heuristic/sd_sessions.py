@@ -53,13 +53,13 @@ command otherwise."""
 PATTERNS_PER_SESSION = 8
 """Flag patterns one read session tries (one block each: eight blocks fit the program's cycle cap)."""
 
-
 BLOCK_SIZES = ((3, 4), (5, 6), (7, 8))
 """Log2 of the block sizes block-size sessions configure, two per session, 8 to 256 bytes: below
 a standard card's 512, each a path of a controller with a block-size field (sdspi's `lgblklen`)."""
 
 SIZE_BYTE_HOLD = 40
 """Cycles per block byte waited after a data command in a block-size session (32 and some)."""
+
 
 def flag_words(bits: int) -> list[int]:
     """Flag patterns for a data command: each bit of `FLAG_BITS` alone, then each pair (pure)."""
