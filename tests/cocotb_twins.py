@@ -18,7 +18,7 @@ from sim.analysis.interface import read_interface
 from sim.run.cocotb import evaluate_cocotb
 from sim.run.evaluate import SimOptions, evaluate_sv
 from sim.suite import load_design
-from sim.types import SimResult
+from sim.types import SimResult, Status
 
 DATA = Path(__file__).resolve().parent / "data" / "program"
 PUBLIC = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "public"
@@ -59,3 +59,13 @@ def toggle_counts(result: SimResult) -> dict[tuple[str, int, str], int]:
     return {(Path(p.file).name, p.line, p.comment): p.count for p in result.report.points if p.kind == "toggle"}
 
 
+
+
+def matched_toggles(name: str, text: str, options: SimOptions) -> dict[tuple[str, int, str], int]:
+    """`run_twins`, both runs passing with the same toggle counts: those counts."""
+    sv, cocotb = run_twins(name, text, options)
+    assert sv.status is Status.OK, sv.detail
+    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
+    counts = toggle_counts(sv)
+    assert toggle_counts(cocotb) == counts
+    return counts

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from cocotb_twins import run_public, run_twins, toggle_counts
+from cocotb_twins import matched_toggles, run_public, run_twins, toggle_counts
 
 from agent.program.target import Target
 from sim.run.evaluate import SimOptions
@@ -164,11 +164,7 @@ def test_consecutive_bursts_on_a_pipelined_wishbone_match_the_sv_testbench(optio
     # `step` bursts on a pipelined slave are one cycle of back-to-back requests, so the slave's
     # "next address while the previous request is open" path runs; `step=0` bursts never do.
     text = "reset\nbus_burst wb 0x10 8 write=0 step=1\nhold 5\nbus_burst wb 0x20 4 seed=9 bits=32 step=1\nhold 5\n"
-    sv, cocotb = run_twins("wb_pipe", text, options)
-    assert sv.status is Status.OK, sv.detail
-    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
-    assert toggle_counts(cocotb) == toggle_counts(sv)
-    toggles = toggle_counts(sv)
+    toggles = matched_toggles("wb_pipe", text, options)
     assert toggles[("wb_pipe.sv", 20, "long_read:0->1")] == 1
     assert toggles[("wb_pipe.sv", 21, "long_write:0->1")] == 1
     assert toggles[("wb_pipe.sv", 19, "continued[3]:0->1")] == 1  # 7 + 3 continuations
@@ -184,11 +180,7 @@ def test_a_slow_master_rests_the_strobe_inside_one_cycle_in_both_testbenches(opt
     # `gap` idle clocks between the requests of one cycle: the slave counts each continuation
     # still (cyc held), and one after a rest of 16 clocks is `held`; 15 is one short.
     text = f"reset\nbus_burst wb 0x10 3 write=0 step=1 gap={gap}\nhold 5\nbus_burst wb 0x20 3 seed=9 bits=32 step=1 gap={gap}\n"
-    sv, cocotb = run_twins("wb_pipe", text, options)
-    assert sv.status is Status.OK, sv.detail
-    assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
-    assert toggle_counts(cocotb) == toggle_counts(sv)
-    toggles = toggle_counts(sv)
+    toggles = matched_toggles("wb_pipe", text, options)
     assert toggles[("wb_pipe.sv", 19, "continued[2]:0->1")] == 1  # 2 + 2 continuations
     assert toggles[("wb_pipe.sv", 22, "held:0->1")] == held
 
