@@ -59,8 +59,6 @@ def toggle_counts(result: SimResult) -> dict[tuple[str, int, str], int]:
     return {(Path(p.file).name, p.line, p.comment): p.count for p in result.report.points if p.kind == "toggle"}
 
 
-
-
 def matched_toggles(name: str, text: str, options: SimOptions) -> dict[tuple[str, int, str], int]:
     """`run_twins`, both runs passing with the same toggle counts: those counts."""
     sv, cocotb = run_twins(name, text, options)
