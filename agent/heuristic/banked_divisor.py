@@ -36,6 +36,11 @@ ENABLES_ON = 0x0F
 DIVISOR_PERIOD = 16
 """Bit period with a divisor of 1: a 16550 samples each bit 16 times."""
 
+PARITY_SHIFT = 3
+"""A 16550's line control holds parity enable, even parity and stick parity in bits 3-5: a
+three-bit code whose eight values select different rules (1/0/1 sticks the parity bit at 1).
+The pairwise mode words reach only some of the eight (uart16550's reference sends all)."""
+
 
 def banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Iface]) -> list[tuple[str, Program]]:
     """A divisor behind a bank bit (a 16550): open the bank, divisor 1, close it, then traffic.
@@ -46,8 +51,8 @@ def banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Iface
     low byte in the first; a 32-bit bus of big-endian byte lanes reverses a word's registers,
     so both orders are tried. Per order: one program of `loopback_traffic` into the
     divisor's address (which the transmit register shares); shorter traffic under
-    line-control words of every pair of mode bits (data bits, stop bits, parity) with the
-    latch bit clear; frames the receiver must reject (`ERROR_FRAMES`) sent from outside
+    line-control words of every pair of mode bits (data bits, stop bits, parity) and of
+    every parity code (`PARITY_SHIFT`), with the latch bit clear; frames the receiver must reject (`ERROR_FRAMES`) sent from outside
     under the first three of those words.
     """
     regs = list(bus.addresses[:8])
@@ -78,9 +83,9 @@ def banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Iface
         passes = [
             [op("bus_write", bus.name, gate, mode), op("bus_burst", bus.name, low, 8, seed=seed(rng)),
              op("hold", 100 * DIVISOR_PERIOD), *drain]
-            for mode in modes
+            for mode in [*_parity_codes_missing(modes), *modes]
         ]
-        out += packed(t, f"banked divisor modes, {name}", [*base, *loop, *setup], passes, 2)
+        out += packed(t, f"banked divisor modes, {name}", [*base, *loop, *setup], passes, 3)
         passes = []
         for mode in modes[:3]:
             ops = [op("bus_write", bus.name, gate, mode)]
@@ -100,6 +105,12 @@ def banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Iface
         out.append((f"banked divisor narrow words, {name}",
                     Program((*base, *setup, *_narrow_words(rng, bus, gate, low), *drain))))
     return out
+
+
+def _parity_codes_missing(modes: list[int]) -> list[int]:
+    """Line-control words (8 data bits) for the parity codes no mode word holds."""
+    held = {(m >> PARITY_SHIFT) & 7 for m in modes}
+    return [BANK_CLOSED | code << PARITY_SHIFT for code in range(8) if code not in held]
 
 
 NARROW_MODE = 0x00

@@ -369,11 +369,13 @@ def run_engine(
             search.openings = scenarios.scenarios(search.rng, target, search.hints)
         at = min(1, len(search.openings))
         search.openings[at:at] = [(SEED_LABEL.removeprefix("scenario "), p) for p in seeds]
-    # Search, but hold some calls back in case the programs need shrinking to stay readable.
+    # Search, but hold some calls back in case the programs need shrinking to stay readable,
+    # and one per closing scenario (played after the search: its course stays its own).
+    closing = scenarios.closings(target) if strategy != "random" else []
     end = stop_at
-    stop_at = end - int(coverage_share * SHRINK_SHARE) if strategy != "random" else end
+    stop_at = end - len(closing) - (int(coverage_share * SHRINK_SHARE) if strategy != "random" else 0)
     search.run()
-    stop_at = end
+    stop_at = end - len(closing)
     if (
         strategy != "random"
         and tb_lines(target, search.result(), design) > MAX_TB_LINES
@@ -381,6 +383,11 @@ def run_engine(
         search.shrink(should_stop)
     if tb_lines(target, search.result(), design) <= MAX_TB_LINES:
         search.run()
+    stop_at = end
+    for name, program in closing:
+        if search.complete() or should_stop():
+            break
+        search.play(f"scenario {name}", program)
     before_fit = search.result()
     result = fit_lines(target, before_fit, design, search.weigh)
     logger.debug(

@@ -363,6 +363,11 @@ class ProgramSearch:
             if result.status == Status.RUNTIME_ERROR and not self._stop():
                 self._learn(result, program, parent, label)
 
+    def play(self, label: str, program: Program) -> int:
+        """Run one given program and judge it like a candidate; returns the points it added."""
+        self.tried.add(format_program(program))
+        return self._record(label, self.runner(program), program, None)
+
     def _learn(
         self, result: SimResult, program: Program, parent: Entry | None, label: str
     ) -> None:

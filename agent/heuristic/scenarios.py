@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from agent.heuristic.banked_divisor import banked_divisor
 from agent.heuristic.config_words import MODE_WORDS, mode_words
 from agent.heuristic.device_scenarios import with_devices
+from agent.heuristic.long_rest import long_rest
 from agent.heuristic.moves import (
     DIVISOR_MULTIPLES,
     bus_data,
@@ -444,6 +445,20 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
             out.append(("stream in context", Program(tuple(ops))))
     out += with_devices(rng, t, out)
     return [(name, trim(t, p)) for name, p in out]
+
+
+def closings(t: Target) -> list[tuple[str, Program]]:
+    """The programs played last, once the search is done: past the cycle cap on purpose.
+
+    A serial line's slow counters (`long_rest`): millions of clocks each, so they are neither
+    grown by the search nor drawn again as a fresh start, and playing them last leaves the
+    search's own course exactly as it was.
+    """
+    ifs = t.interfaces
+    if not ifs.serials:
+        return []
+    base = [op("reset"), *background(random.Random(0), t)]
+    return [r for bus in ifs.buses[:1] for r in long_rest(bus, ifs.serials, serial_period(t), base)]
 
 
 def opening(rng: random.Random, t: Target, h: Hints) -> Program:

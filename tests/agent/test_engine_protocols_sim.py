@@ -26,7 +26,9 @@ Each design in tests/data/program/ was written for these tests (needs Verilator)
 - sd_regs: an SD-card controller behind Wishbone registers whose card commands are register
   words (0x40 + index, a data flag, a flag that clears its sticky error);
 - i2c_wb_slave: an I2C target behind Wishbone registers that holds SCL after every byte until
-  software writes "go on", sampling its lines once per prescaler period.
+  software writes "go on", sampling its lines once per prescaler period;
+- slow_line: a UART's change counter and break-reloaded baud counter behind Wishbone, whose
+  upper bits move only under a large period and after millions of quiet clocks.
 """
 
 from __future__ import annotations
@@ -303,3 +305,25 @@ def test_a_flash_controller_programs_and_reads_back_through_the_flash_model() ->
     assert _covered(rep.final, "match:0->1")
     assert _covered(rep.final, "wip_seen:0->1")
     assert _covered(rep.final, "prog_error:0->1")
+
+
+def test_a_serial_design_closes_with_a_long_rest_after_an_unchanged_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent.heuristic import scenarios
+
+    _, rep = _engine("slow_line", 30)
+    assert rep.final is not None
+    assert rep.search is not None
+    labels = [t.label for t in rep.search.trials]
+    assert labels[-2:] == ["scenario long rest 2^23", "scenario long rest 2^15"]
+    # 2^21 quiet clocks under a period of 2^23: the change counter's bit 21 both ways, and the
+    # baud counter borrowing through bit 26 from the reloaded 2^27
+    assert all(_covered(rep.final, f"chg_counter[21]:{e}") for e in ("0->1", "1->0"))
+    assert _covered(rep.final, "baud_counter[26]:1->0")
+    # Played last, they leave the search's own course as it was: the same trials before them.
+    monkeypatch.setattr(scenarios, "closings", lambda t: [])
+    _, without = _engine("slow_line", 30)
+    assert without.search is not None
+    assert without.final is not None
+    before = [(t.label, t.covered) for t in without.search.trials]
+    assert [(t.label, t.covered) for t in rep.search.trials][:len(before) - 2] == before[:-2]
+    assert not _covered(without.final, "chg_counter[21]:1->0")

@@ -10,6 +10,7 @@ import pytest
 from port_layouts import layout
 
 from agent.heuristic import banked_divisor as bd
+from agent.heuristic import long_rest as lr
 from agent.heuristic import moves
 from agent.heuristic import scenario_parts as sp
 from agent.heuristic import scenarios as sc
@@ -198,6 +199,38 @@ def test_long_serial_scenarios_keep_whole_passes_and_read_after_each() -> None:
     assert [o.name for o in rests.ops].count("hold") >= 3
 
 
+def test_a_serial_design_closes_with_a_power_of_two_and_a_long_rest() -> None:
+    # wbuart's shape again: a 32-bit configuration register whose period field's top bit is 23.
+    soc = _layout(">i_wb_cyc >i_wb_stb >i_wb_we >i_wb_addr[2] >i_wb_data[32] >i_wb_sel[4] "
+                  "<o_wb_ack <o_wb_stall <o_wb_data[32] >i_uart_rx <o_uart_tx")
+    t = Target(soc, recognise(soc, params={"CLKS_PER_BIT": 25}), {})
+    assert not any(n.startswith("long rest") for n, _ in sc.scenarios(random.Random(2), t, Hints(palettes=t.palettes)))
+    closing = dict(sc.closings(t))
+    assert sorted(closing) == [f"long rest 2^{top}" for top in sorted(lr.FIELD_TOPS)]
+    (bus,) = t.interfaces.buses
+    first, *others = bus.addresses[:lr.TOGGLE_REGISTERS]
+    for top in lr.FIELD_TOPS:
+        program = closing[f"long rest 2^{top}"]
+        check(program, t.scope)
+        assert not moves.fits(t, program)  # past the cycle cap: why it closes rather than opens
+        names = [o.name for o in program.ops]
+        at = names.index("bus_write")
+        assert (program.ops[at].num("addr"), program.ops[at].num("data")) == (first, 1 << top)
+        # then every other register all ones, then zero, twice (a break bit reloads the
+        # counters twice), then the rest, then a change on the line
+        toggles, rest = program.ops[at + 1:at + 3]
+        assert toggles.num("times") == 2
+        assert [(o.num("addr"), o.num("data")) for o in toggles.body] == [
+            (r, v) for v in (0xFFFF_FFFF, 0) for r in others]
+        assert rest.num("times") * rest.body[0].num("cycles") == lr.REST_CYCLES > 1 << 21
+        assert names[at + 3:] == ["serial"]
+    # a byte register has no 24- or 16-bit field: nothing to close with
+    narrow = _layout(">wb_adr_i[3] >wb_dat_i[8] <wb_dat_o[8] >wb_we_i >wb_stb_i >wb_cyc_i <wb_ack_o "
+                     ">srx_pad_i <stx_pad_o")
+    assert sc.closings(Target(narrow, recognise(narrow), {})) == []
+    assert sc.closings(_target()) == []  # no serial line
+
+
 def test_a_pipelined_wishbone_gets_held_runs_after_each_way_of_setting_its_registers() -> None:
     # wbqspiflash's shape: a pipelined Wishbone (a stall output) whose data path waits for
     # an unlock bit; a classic Wishbone (no stall) cannot rest inside a cycle and gets none.
@@ -351,6 +384,12 @@ def test_a_16550_gets_parity_errors_in_every_fifo_slot_and_every_narrow_word() -
     assert len(modes) == sc.MODE_WORDS
     assert all(parities == {"even", "odd"} for parities in modes.values())
     assert breaks == 1
+    # Every parity code of the line control (enable, even, stick: 1/0/1 sticks the bit at 1)
+    # goes through the looped-back line, not only those the pairwise words happen to hold.
+    codes = {(o.num("data") >> bd.PARITY_SHIFT) & 7 for n, p in scenarios.items()
+             if n.startswith("banked divisor modes, in order") for o in p.ops
+             if o.name == "bus_write" and o.num("addr") == 3 and not o.num("data") & bd.BANK_BIT}
+    assert codes == set(range(8))
     narrow = scenarios["banked divisor narrow words, in order"]
     check(narrow, t.scope)
     assert moves.fits(t, narrow)
