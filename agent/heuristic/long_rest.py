@@ -54,6 +54,9 @@ def long_rest(bus: Iface, serials: Sequence[Iface], period: int, base: list[Op])
             Op("repeat", (("times", REST_CYCLES // REST_STEP),), (op("hold", REST_STEP),)),
             # a change on the line after the rest: the change counter falls from its upper bits
             *(op("serial", s.name, period, (0x55,)) for s in serials),
+            # the period back: a configuration register no reset clears (wbuart32's) would
+            # otherwise slow every program the final testbench runs after this one 300,000-fold
+            op("bus_write", bus.name, first, period),
         ]
         out.append((f"long rest 2^{top}", Program(tuple(ops))))
     return out

@@ -223,7 +223,8 @@ def test_a_serial_design_closes_with_a_power_of_two_and_a_long_rest() -> None:
         assert [(o.num("addr"), o.num("data")) for o in toggles.body] == [
             (r, v) for v in (0xFFFF_FFFF, 0) for r in others]
         assert rest.num("times") * rest.body[0].num("cycles") == lr.REST_CYCLES > 1 << 21
-        assert names[at + 3:] == ["serial"]
+        assert names[at + 3:] == ["serial", "bus_write"]
+        assert (program.ops[-1].num("addr"), program.ops[-1].num("data")) == (first, 25)  # the period back
     # a byte register has no 24- or 16-bit field: nothing to close with
     narrow = _layout(">wb_adr_i[3] >wb_dat_i[8] <wb_dat_o[8] >wb_we_i >wb_stb_i >wb_cyc_i <wb_ack_o "
                      ">srx_pad_i <stx_pad_o")
