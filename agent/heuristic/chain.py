@@ -23,6 +23,7 @@ def assemble(
     note: Callable[[str, int, bool, Status], None],
     entries: Sequence[Entry],
     should_stop: Callable[[int], bool],
+    closes: Callable[[Entry], bool] = lambda e: False,
 ) -> tuple[Program, tuple[tuple[int, Entry], ...], SimResult | None]:
     """Chain the chosen programs into one and keep each only if it adds points *in that context*.
 
@@ -37,13 +38,18 @@ def assemble(
     left, less `keep`, are spent: the chaining keeps one back for that last try. The last
     kept run is exactly what the final testbench covers. Returns the chain, (index of its
     first operation, entry) per kept program, and the last run.
+
+    Programs that `closes` (the closing scenarios) come after all that, each tried at the end
+    (one call): a long rest leaves what no reset clears (a transmitter busy for 2^27 clocks
+    after its break under a huge period) to every program after it.
     """
     chain: list[Entry] = []
     keys: frozenset[str] = frozenset()
     last: SimResult | None = None
     first: Entry | None = None
     tried: set[tuple[int, ...]] = set()
-    left = list(entries)
+    left = [e for e in entries if not closes(e)]
+    closing = [e for e in entries if closes(e)]
     while left:
         # Next, the program that adds most to the chain so far (greedy set cover): kept
         # programs overlap, and taking them by size alone spent the calls on near-copies of
@@ -52,7 +58,7 @@ def assemble(
         left.remove(entry)
         if first is None:
             first = entry
-        if should_stop(1) and last is not None:
+        if should_stop(1 + len(closing)) and last is not None:
             break
         if last is not None and not entry.finding and not weigh(entry.covered - keys):
             continue  # nothing of its own to add: no call
@@ -62,7 +68,7 @@ def assemble(
             ([*chain, entry], [entry, *chain]) if chain else ([entry],)
         for order in orders:
             if len(order) > 1 and order[0] is entry and (
-                should_stop(1)
+                should_stop(1 + len(closing))
                 or (
                     best is not None
                     and weigh(best[1] - keys) * 2 >= weigh(entry.covered - keys)
@@ -97,7 +103,7 @@ def assemble(
         if best is not None:
             chain, keys, last = best
     moved = [*(e for e in chain if e is not first), *(e for e in chain if e is first)]
-    if chain and moved[-1] is not chain[-1] and tuple(map(id, moved)) not in tried and not should_stop(0):
+    if chain and moved[-1] is not chain[-1] and tuple(map(id, moved)) not in tried and not should_stop(len(closing)):
         # The program chosen first covers most alone, and may leave what no reset clears (a
         # register with only an initial value, a transmitter still busy at a random baud) to
         # every program after it, which were then judged in that context: the chain is tried
@@ -109,6 +115,16 @@ def assemble(
         logger.debug("assemble %s moved last: chain %d -> %d points", moved[-1].label, len(keys), len(got))
         if better:
             chain, keys, last = moved, got, res
+    for entry in closing:
+        if should_stop(0) and last is not None:
+            break
+        res = runner(chained([*chain, entry]))
+        got = covered_keys(res) if res.status == Status.OK else frozenset()
+        better = res.status == Status.OK and weigh(got) > weigh(keys)
+        note("assemble", max(0, len(got) - len(keys)), better, res.status)
+        logger.debug("assemble %s at the end: chain %d -> %d points", entry.label, len(keys), len(got))
+        if better:
+            chain, keys, last = [*chain, entry], got, res
     return (
         chained(chain),
         tuple(zip(chain_starts(chain), chain, strict=True)),

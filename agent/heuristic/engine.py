@@ -312,11 +312,13 @@ def run_engine(
     search: ProgramSearch | None = None
 
     cover_size = CoverSize()
+    closing: list[tuple[str, Program]] = []
 
     def assembly() -> int:
         if strategy == "random" or search is None or len(search.corpus) < 2:
             return 0
-        return min(ASSEMBLY_CALLS, cover_size(search.corpus, search.weigh) + len(search.witnesses)) + 1  # + the last try
+        # + the last try, + one per closing scenario (tried at the chain's end)
+        return min(ASSEMBLY_CALLS, cover_size(search.corpus, search.weigh) + len(search.witnesses)) + 1 + len(closing)
 
     def should_stop() -> bool:
         nonlocal stopped_by_wall

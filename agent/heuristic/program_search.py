@@ -481,8 +481,12 @@ class ProgramSearch:
     def assemble(
         self, entries: Sequence[Entry], should_stop: Callable[[int], bool]
     ) -> tuple[Program, tuple[tuple[int, Entry], ...], SimResult | None]:
-        """Chain the chosen programs into one (`chain.assemble`); every run is a trial of this search."""
-        return assemble(self.runner, self.weigh, self._note, entries, should_stop)
+        """Chain the chosen programs into one (`chain.assemble`); every run is a trial of this search.
+
+        Programs past the cycle cap (the closing scenarios) go at the chain's end.
+        """
+        return assemble(self.runner, self.weigh, self._note, entries, should_stop,
+                        closes=lambda e: not moves.fits(self.t, e.program))
 
     def result(self) -> ProgramSearchResult:
         """The set cover of the corpus and the search's record."""

@@ -15,6 +15,7 @@ from agent.heuristic.config_words import mode_words
 from agent.heuristic.corpus import (
     CoverSize,
     Entry,
+    chained,
     chapters,
     covered_keys,
     score_weights,
@@ -350,6 +351,38 @@ def test_assemble_moves_the_first_program_last_when_it_spoils_what_follows() -> 
     _, kept, _ = search.assemble([spoiler, late, other], lambda keep: len(calls) + keep >= 3)
     assert [e.label for _, e in kept] == ["late", "spoiler"]
     assert len(calls) == 3
+
+
+def test_assemble_puts_a_program_past_the_cycle_cap_at_the_chain_end() -> None:
+    # A closing scenario (past the cycle cap: a long rest) that spoils what follows, as a
+    # transmitter left busy for 2^27 clocks does: it covers most alone, yet goes last, tried once.
+    calls: list[Program] = []
+
+    def run(program: Program) -> SimResult:
+        calls.append(program)
+        seen: list[int] = []
+        for o in program.walk():
+            if o.name == "set" and 9 not in seen:
+                seen.append(o.num("v"))
+        points = tuple(CoveragePoint("line", "/f.sv", k, 0, "", "tb.dut", "t", (), int(k in seen), f"p{k}")
+                       for k in (3, 5, 7, 9))
+        cov = CoverageSummary({"line": MetricSummary(sum(p.count for p in points), len(points))})
+        return SimResult(Status.OK, coverage=cov, report=CoverageReport(points))
+
+    search = ProgramSearch(TARGET, run, hints=Hints(), config=ProgramSearchConfig(seed=3))
+    rest = Entry(parse_program("reset\nset v=3\nset v=9\nrepeat 3 {\n hold 100000\n}\n"), frozenset({"p3", "p9"}), "rest", 5)
+    assert not moves.fits(TARGET, rest.program)
+    first = Entry(parse_program("reset\nset v=5\n"), frozenset({"p5"}), "first", 0)
+    then = Entry(parse_program("reset\nset v=7\n"), frozenset({"p7"}), "then", 1)
+    _, kept, last = search.assemble([first, then, rest], lambda keep: False)
+    assert [e.label for _, e in kept] == ["first", "then", "rest"]
+    assert last is not None
+    assert covered_keys(last) == frozenset({"p3", "p5", "p7", "p9"})
+    assert chained([first, then, rest]).ops == calls[-1].ops
+    # its call is kept back from the others: with one call left for the chain, it still goes last
+    calls.clear()
+    _, kept, _ = search.assemble([first, then, rest], lambda keep: len(calls) + keep >= 2)
+    assert [e.label for _, e in kept] == ["first", "rest"]
 
 
 def test_moves_are_seeded_and_fit_the_caps() -> None:
