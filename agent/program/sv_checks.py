@@ -292,9 +292,11 @@ def checked_reads(t: Target, body: list[str], checks: Checks) -> tuple[list[str]
 
 def parse_reads(log: str) -> tuple[int | None, ...]:
     """Each checked read's recorded data (None for X) from a recording run's log (() without reads)."""
+    # (the tag anywhere in a line: a design's own `$write` without a newline, as biriscv's
+    # simulation-control CSR prints, can precede it)
     for line in reversed(log.splitlines()):
-        if line.strip().startswith(READS_TAG):
-            return tuple(None if v == "x" else int(v, 16) for v in line.strip().split()[1:])
+        if READS_TAG in line:
+            return tuple(None if v == "x" else int(v, 16) for v in line.split(READS_TAG, 1)[1].split())
     return ()
 
 
@@ -376,7 +378,7 @@ def parse_signatures(log: str, phases: int, outputs: int) -> tuple[tuple[int, ..
     """
     found: dict[int, tuple[int, ...]] = {}
     for line in log.splitlines():
-        m = re.match(rf"^{SIG_TAG} (\d+)((?: [0-9a-fA-F]{{8}})*)\s*$", line.strip())
+        m = re.search(rf"{SIG_TAG} (\d+)((?: [0-9a-fA-F]{{8}})*)\s*$", line)  # anywhere: see parse_reads
         if m:
             values = tuple(int(v, 16) for v in m.group(2).split())
             if len(values) in (outputs, 2 * outputs):  # signatures, then (recorded since) the values
