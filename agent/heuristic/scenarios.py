@@ -451,8 +451,9 @@ def closings(t: Target) -> list[tuple[str, Program]]:
     """The programs played last, once the search is done: past the cycle cap on purpose.
 
     A serial line's slow counters (`long_rest`): millions of clocks each, so they are neither
-    grown by the search nor drawn again as a fresh start, and playing them last leaves the
-    search's own course exactly as it was.
+    grown by the search nor drawn again as a fresh start; played last, they leave the search
+    the same course (shorter by their calls and the chain's calls for them), and the chain
+    puts them at its end (`chain.assemble`).
     """
     ifs = t.interfaces
     if not ifs.serials:
