@@ -236,14 +236,6 @@ CACHE_CSRS = (0x3A0, 0x3A1, 0x3A2)
 LWU = 0x6003
 """funct3 + opcode of LWU (RV64's zero-extending word load), which some RV32 cores decode as LW."""
 
-SIM_PRINT = 0x0100_0000
-"""Top byte of a write to a core's simulation-control CSR that prints its low byte (biriscv's
-`CSR_SIM_CTRL_PUTC`). A zero top byte ends the simulation there, so only this value is written,
-and only to a core that compares with it."""
-
-SIM_CTRL_CSRS = (0x7B2, 0x8B2)
-"""CSRs simulation cores take such commands through: DSCRATCH0 and a custom read/write one."""
-
 
 def _functions() -> list[int]:
     """CALL_DEPTH functions, each calling the next; the last counts in s1.
@@ -316,15 +308,9 @@ def _idiom_instructions(literals: Collection[int], alias: bool = True) -> tuple[
     out += [_csrrw(c, T1) for c in CACHE_CSRS if c in literals]
     if 0x340 in literals:  # mscratch all ones, then all zeros: every bit both ways
         out += [_csrrw(0x340, T1), _csrrw(0x340, 0)]
-    if SIM_PRINT in literals:  # a character printed through each simulation-control CSR
-        sim_ctrl = [c for c in SIM_CTRL_CSRS if c in literals]
-        out += [_lui(SIM_PRINT, T2), _i(ord("B"), T2, 0, T2), *(_csrrw(c, T2) for c in sim_ctrl)]
-        out += [NOP] * (len(sim_ctrl) % 2)  # an even count: what follows keeps its slot
     out.append(_lui(0x80000000, SP))  # sp: the base of fill=idioms' loads and stores
     if LWU in literals:
-        # twice (each half of a two-instruction fetch: both decoders of a dual-issue core),
-        # and a NOP: what follows keeps its slot
-        out += [_i(0, SP, 6, T2, 0x03)] * 2 + [NOP]  # lwu t2, 0(sp)
+        out.append(_i(0, SP, 6, T2, 0x03))  # lwu t2, 0(sp)
     if alias:
         # The same words at an address whose upper bits differ (the memory model wraps): the
         # return addresses a return-address stack keeps, and every pc after, move in those bits.
@@ -338,8 +324,7 @@ def _idiom_instructions(literals: Collection[int], alias: bool = True) -> tuple[
         # FENCE.I flushes an instruction cache; a core without one may trap on it (picorv32
         # halts on an illegal instruction), so only where the handler brings it back.
         # SFENCE.VMA and a write of satp (set, then cleared) flush a TLB, or trap where there is none.
-        # Each in both halves of a two-instruction fetch (an even count: what follows keeps its slot).
-        out += [0x0000100F, 0x12000073, 0x12000073, 0x0000100F]
+        out += [0x0000100F, 0x12000073]
         if 0x180 in literals:
             out += [_i(0x180, T1, 3, 0, 0x73), _i(0x180, T1, 2, 0, 0x73), _i(0x180, T1, 3, 0, 0x73)]  # csrrc, csrrs, csrrc
     cycle = next((c for c in CYCLE_CSRS if c in literals), None)
