@@ -319,11 +319,14 @@ def test_a_serial_design_closes_with_a_long_rest_after_an_unchanged_search(monke
     # baud counter borrowing through bit 26 from the reloaded 2^27
     assert all(_covered(rep.final, f"chg_counter[21]:{e}") for e in ("0->1", "1->0"))
     assert _covered(rep.final, "baud_counter[26]:1->0")
-    # Played last, they leave the search's own course as it was: the same trials before them.
+    # Played last, they leave the search the same course (a few calls shorter: theirs and the
+    # chain's for them): the same trials before them.
     monkeypatch.setattr(scenarios, "closings", lambda t: [])
     _, without = _engine("slow_line", 30)
     assert without.search is not None
     assert without.final is not None
+    first = labels.index("scenario long rest 2^23")
     before = [(t.label, t.covered) for t in without.search.trials]
-    assert [(t.label, t.covered) for t in rep.search.trials][:len(before) - 2] == before[:-2]
+    assert len(before) - 4 <= first < len(before)
+    assert [(t.label, t.covered) for t in rep.search.trials][:first] == before[:first]
     assert not _covered(without.final, "chg_counter[21]:1->0")
