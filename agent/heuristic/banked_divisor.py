@@ -52,8 +52,8 @@ def banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Iface
     so both orders are tried. Per order: one program of `loopback_traffic` into the
     divisor's address (which the transmit register shares); shorter traffic under
     line-control words of every pair of mode bits (data bits, stop bits, parity) and of
-    every parity code (`PARITY_SHIFT`), with the latch bit clear; frames the receiver must reject (`ERROR_FRAMES`) sent from outside
-    under the first three of those words.
+    every parity code (`PARITY_SHIFT`), with the latch bit clear; frames the receiver must
+    reject (`ERROR_FRAMES`) sent from outside under the first three of those words.
     """
     regs = list(bus.addresses[:8])
     if len(regs) < 4:
