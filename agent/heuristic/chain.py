@@ -102,29 +102,28 @@ def assemble(
                 best = (order, got, res)
         if best is not None:
             chain, keys, last = best
+    def try_whole(order: list[Entry], what: str) -> None:
+        """Run a whole new order of the chain (one call); keep it when it covers more."""
+        nonlocal chain, keys, last
+        res = runner(chained(order))
+        got = covered_keys(res) if res.status == Status.OK else frozenset()
+        better = res.status == Status.OK and weigh(got) > weigh(keys)
+        note("assemble", max(0, len(got) - len(keys)), better, res.status)
+        logger.debug("assemble %s %s: chain %d -> %d points", order[-1].label, what, len(keys), len(got))
+        if better:
+            chain, keys, last = order, got, res
+
     moved = [*(e for e in chain if e is not first), *(e for e in chain if e is first)]
     if chain and moved[-1] is not chain[-1] and tuple(map(id, moved)) not in tried and not should_stop(len(closing)):
         # The program chosen first covers most alone, and may leave what no reset clears (a
         # register with only an initial value, a transmitter still busy at a random baud) to
         # every program after it, which were then judged in that context: the chain is tried
-        # once more with it last (the call `should_stop(1)` kept back above).
-        res = runner(chained(moved))
-        got = covered_keys(res) if res.status == Status.OK else frozenset()
-        better = res.status == Status.OK and weigh(got) > weigh(keys)
-        note("assemble", max(0, len(got) - len(keys)), better, res.status)
-        logger.debug("assemble %s moved last: chain %d -> %d points", moved[-1].label, len(keys), len(got))
-        if better:
-            chain, keys, last = moved, got, res
+        # once more with it last (the call kept back above).
+        try_whole(moved, "moved last")
     for entry in closing:
         if should_stop(0) and last is not None:
             break
-        res = runner(chained([*chain, entry]))
-        got = covered_keys(res) if res.status == Status.OK else frozenset()
-        better = res.status == Status.OK and weigh(got) > weigh(keys)
-        note("assemble", max(0, len(got) - len(keys)), better, res.status)
-        logger.debug("assemble %s at the end: chain %d -> %d points", entry.label, len(keys), len(got))
-        if better:
-            chain, keys, last = [*chain, entry], got, res
+        try_whole([*chain, entry], "at the end")
     return (
         chained(chain),
         tuple(zip(chain_starts(chain), chain, strict=True)),

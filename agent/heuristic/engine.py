@@ -312,7 +312,8 @@ def run_engine(
     search: ProgramSearch | None = None
 
     cover_size = CoverSize()
-    closing: list[tuple[str, Program]] = []
+    # Played after the search, one call each (`scenarios.closings`), chained at the end.
+    closing = scenarios.closings(target) if strategy != "random" else []
 
     def assembly() -> int:
         if strategy == "random" or search is None or len(search.corpus) < 2:
@@ -373,7 +374,6 @@ def run_engine(
         search.openings[at:at] = [(SEED_LABEL.removeprefix("scenario "), p) for p in seeds]
     # Search, but hold some calls back in case the programs need shrinking to stay readable,
     # and one per closing scenario (played after the search: its course stays its own).
-    closing = scenarios.closings(target) if strategy != "random" else []
     end = stop_at
     stop_at = end - len(closing) - (int(coverage_share * SHRINK_SHARE) if strategy != "random" else 0)
     search.run()

@@ -27,9 +27,9 @@ REST_STEP = 100_000
 """Clocks of one step of the rest (repeated: one line of the testbench)."""
 
 TOGGLE_REGISTERS = 4
-"""Registers beside the first (often the configuration) written all ones, then zero, twice:
-a break or reset bit among them reloads the counters from the field twice (a reload, a borrow
-through every bit, a reload)."""
+"""Registers the scenario writes: the first (often the configuration) takes the power of two,
+the others all ones, then zero, twice: a break or reset bit among them reloads the counters
+from the field twice (a reload, a borrow through every bit, a reload)."""
 
 
 def long_rest(bus: Iface, serials: Sequence[Iface], period: int, base: list[Op]) -> list[tuple[str, Program]]:

@@ -458,6 +458,7 @@ def closings(t: Target) -> list[tuple[str, Program]]:
     ifs = t.interfaces
     if not ifs.serials:
         return []
+    # (a fixed seed for the responders: the closings draw nothing from the search's generator)
     base = [op("reset"), *background(random.Random(0), t)]
     return [r for bus in ifs.buses[:1] for r in long_rest(bus, ifs.serials, serial_period(t), base)]
 
