@@ -385,6 +385,43 @@ def test_assemble_puts_a_program_past_the_cycle_cap_at_the_chain_end() -> None:
     assert [e.label for _, e in kept] == ["first", "rest"]
 
 
+def test_assemble_puts_a_left_out_program_back_before_the_one_that_spoils_it() -> None:
+    # "spoiler" (v=7) leaves what no reset clears, so "late" (v=11) covers nothing after it, and
+    # "late" leaves state that spoils "first"'s v=6: after the chain and before it, "late" adds
+    # nothing (a UART's register writes after a program that leaves its transmitter busy). Its
+    # place is found by halving the chain: right after "first", before "spoiler".
+    calls: list[Program] = []
+
+    def run(program: Program) -> SimResult:
+        calls.append(program)
+        seen: list[int] = []
+        for o in program.walk():
+            v = o.num("v") if o.name == "set" else None
+            if v is not None and not (v == 11 and 7 in seen) and not (v == 6 and 11 in seen):
+                seen.append(v)
+        points = tuple(CoveragePoint("line", "/f.sv", k, 0, "", "tb.dut", "t", (), int(k in seen), f"p{k}")
+                       for k in (3, 5, 6, 7, 8, 11))
+        cov = CoverageSummary({"line": MetricSummary(sum(p.count for p in points), len(points))})
+        return SimResult(Status.OK, coverage=cov, report=CoverageReport(points))
+
+    search = ProgramSearch(TARGET, run, hints=Hints(), config=ProgramSearchConfig(seed=3))
+    first = Entry(parse_program("reset\nset v=3\nset v=5\nset v=6\n"), frozenset({"p3", "p5", "p6"}), "first", 0)
+    spoiler = Entry(parse_program("reset\nset v=7\nset v=8\n"), frozenset({"p7", "p8"}), "spoiler", 1)
+    late = Entry(parse_program("reset\nset v=11\n"), frozenset({"p11"}), "late", 2)
+    _, kept, last = search.assemble([first, spoiler, late], lambda keep: False)
+    assert [e.label for _, e in kept] == ["first", "late", "spoiler"]
+    assert last is not None
+    assert covered_keys(last) == frozenset({"p3", "p5", "p6", "p7", "p8", "p11"})
+    # first, +spoiler, late after and before, one halving, the new chain, the first moved last
+    assert len(calls) == 7
+    assert chained([first, late]).ops == calls[-3].ops
+    # without the calls for a halving and the new chain, the chain stays as it was
+    calls.clear()
+    _, kept, _ = search.assemble([first, spoiler, late], lambda keep: len(calls) + keep >= 6)
+    assert [e.label for _, e in kept] == ["first", "spoiler"]
+    assert len(calls) == 5
+
+
 def test_moves_are_seeded_and_fit_the_caps() -> None:
     hints = Hints(palettes=TARGET.palettes, focus={"v": (12,)}, toggles=(("w", 7),))
     for gen in moves.generators_for(TARGET):
