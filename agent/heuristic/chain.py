@@ -47,10 +47,11 @@ def assemble(
     kept run is exactly what the final testbench covers. Returns the chain, (index of its
     first operation, entry) per kept program, and the last run.
 
-    A program still left out that has points the chain lacks is then put back right before
-    the first program after which it loses them (halving the chain: `_rescue_calls`), kept
-    when the whole new chain covers more; one at a time, most new points first, while the
-    calls left allow (they are the calls the chaining did not need).
+    A program tried and left out that still has points the chain lacks is put back right
+    before the first program after which it loses them (halving the chain: `_rescue_calls`),
+    kept when the whole new chain covers more; one at a time, most new points first. The
+    chaining first stops with the calls for one put-back still left (the programs that add
+    least wait), puts back, then chains the programs left and puts back again while calls remain.
 
     Programs that `closes` (the closing scenarios) come after all that, each tried at the end
     (one call): a long rest leaves what no reset clears (a transmitter busy for 2^27 clocks
