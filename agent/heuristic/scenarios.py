@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from agent.heuristic.banked_divisor import banked_divisor
 from agent.heuristic.config_words import MODE_WORDS, mode_words
 from agent.heuristic.device_scenarios import with_devices
-from agent.heuristic.long_rest import long_rest
+from agent.heuristic.long_rest import long_rest, long_run
 from agent.heuristic.moves import (
     DIVISOR_MULTIPLES,
     bus_data,
@@ -450,17 +450,18 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
 def closings(t: Target) -> list[tuple[str, Program]]:
     """The programs played last, once the search is done: past the cycle cap on purpose.
 
-    A serial line's slow counters (`long_rest`): millions of clocks each, so they are neither
-    grown by the search nor drawn again as a fresh start; played last, they leave the search
-    the same course (shorter by their calls and the chain's calls for them), and the chain
-    puts them at its end (`chain.assemble`).
+    A CPU's run of a million clocks (`long_run`) and a serial line's slow counters
+    (`long_rest`): so long that they are neither grown by the search nor drawn again as a
+    fresh start; played last, they leave the search the same course (shorter by their calls
+    and the chain's calls for them), and the chain puts them at its end (`chain.assemble`).
     """
     ifs = t.interfaces
-    if not ifs.serials:
-        return []
     # (a fixed seed for the responders: the closings draw nothing from the search's generator)
     base = [op("reset"), *background(random.Random(0), t)]
-    return [r for bus in ifs.buses[:1] for r in long_rest(bus, ifs.serials, serial_period(t), base)]
+    out = long_run(base, {r.name for r in ifs.responders if r.idioms})
+    if ifs.serials:
+        out += [r for bus in ifs.buses[:1] for r in long_rest(bus, ifs.serials, serial_period(t), base)]
+    return out
 
 
 def opening(rng: random.Random, t: Target, h: Hints) -> Program:
