@@ -19,7 +19,8 @@ from agent.heuristic.spec_hints import literals, mine_spec
 from agent.heuristic.stimulus import Clock, Field, Hints, Layout, Signal
 from agent.program import sv_ifaces
 from agent.program.interfaces import recognise
-from agent.program.ops import Program, check, op
+from agent.program.isa import MAJOR_OPCODES, PROLOGUE_CSRS
+from agent.program.ops import IDIOMS, Program, check, op
 from agent.program.target import ROUGH_LATENCY, Target
 from sim.analysis.expr_points import split_terms
 from sim.analysis.write_ports import WritePort
@@ -230,6 +231,28 @@ def test_a_serial_design_closes_with_a_power_of_two_and_a_long_rest() -> None:
                      ">srx_pad_i <stx_pad_o")
     assert sc.closings(Target(narrow, recognise(narrow), {})) == []
     assert sc.closings(_target()) == []  # no serial line
+
+
+def test_a_cpu_closes_with_a_long_run_of_its_idioms() -> None:
+    # picorv32's memory port: its counters' upper bits move only in a run of a million clocks.
+    cpu = _layout(">resetn <mem_valid <mem_instr >mem_ready <mem_addr[32] <mem_wdata[32] <mem_wstrb[4] "
+                  ">mem_rdata[32]")
+    t = Target(cpu, recognise(cpu, constants={"*": (*MAJOR_OPCODES, *PROLOGUE_CSRS)}), {})
+    (memory,) = t.interfaces.responders
+    assert memory.idioms
+    (name, program), = sc.closings(t)
+    assert name == "long run"
+    check(program, t.scope)
+    assert not moves.fits(t, program)  # past the cycle cap: why it closes rather than opens
+    (respond,) = [o for o in program.ops if o.name == "respond"]
+    assert (respond.word("iface"), respond.word("fill")) == (memory.name, IDIOMS)
+    run = program.ops[-1]
+    assert run.num("times") * run.body[0].num("cycles") == lr.RUN_CYCLES > 1 << 20
+    # the same port without a RISC-V decoder behind it: a plain memory, no long run
+    plain = Target(cpu, recognise(cpu), {})
+    (memory,) = plain.interfaces.responders
+    assert not memory.idioms
+    assert sc.closings(plain) == []
 
 
 def test_a_pipelined_wishbone_gets_held_runs_after_each_way_of_setting_its_registers() -> None:
