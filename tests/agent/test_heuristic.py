@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 from agent.heuristic import moves
@@ -137,6 +138,23 @@ def _runner(calls: list[Program]):  # type: ignore[no-untyped-def]
         seen = _values(program)
         points = tuple(CoveragePoint("line", "/f.sv", k, 0, "", "tb.dut", "t", (), int(k in seen), f"p{k}")
                        for k in GOAL)
+        cov = CoverageSummary({"line": MetricSummary(sum(p.count for p in points), len(points))})
+        return SimResult(Status.OK, coverage=cov, report=CoverageReport(points))
+    return run
+
+
+def _spoiled_runner(calls: list[Program], goal: tuple[int, ...],
+                    spoiled: Callable[[int, list[int]], bool]) -> Callable[[Program], SimResult]:
+    """Point k of `goal` is covered when `v` takes value k, unless `spoiled(k, values set before)`:
+    what no reset clears (a UART transmitter left busy ignores the programs after it)."""
+    def run(program: Program) -> SimResult:
+        calls.append(program)
+        seen: list[int] = []
+        for o in program.walk():
+            if o.name == "set" and not spoiled(o.num("v"), seen):
+                seen.append(o.num("v"))
+        points = tuple(CoveragePoint("line", "/f.sv", k, 0, "", "tb.dut", "t", (), int(k in seen), f"p{k}")
+                       for k in goal)
         cov = CoverageSummary({"line": MetricSummary(sum(p.count for p in points), len(points))})
         return SimResult(Status.OK, coverage=cov, report=CoverageReport(points))
     return run
@@ -324,18 +342,7 @@ def test_assemble_moves_the_first_program_last_when_it_spoils_what_follows() -> 
     # A program that sets v=7 leaves what no reset clears: a later v=11 covers nothing (as a
     # UART transmitter left busy at a random baud ignores the programs after it).
     calls: list[Program] = []
-
-    def run(program: Program) -> SimResult:
-        calls.append(program)
-        seen: list[int] = []
-        for o in program.walk():
-            if o.name == "set" and not (o.num("v") == 11 and 7 in seen):
-                seen.append(o.num("v"))
-        points = tuple(CoveragePoint("line", "/f.sv", k, 0, "", "tb.dut", "t", (), int(k in seen), f"p{k}")
-                       for k in (3, 5, 7, 11, 12))
-        cov = CoverageSummary({"line": MetricSummary(sum(p.count for p in points), len(points))})
-        return SimResult(Status.OK, coverage=cov, report=CoverageReport(points))
-
+    run = _spoiled_runner(calls, (3, 5, 7, 11, 12), lambda v, seen: v == 11 and 7 in seen)
     search = ProgramSearch(TARGET, run, hints=Hints(), config=ProgramSearchConfig(seed=3))
     spoiler = Entry(parse_program("reset\nset v=3\nset v=7\n"), frozenset({"p3", "p7"}), "spoiler", 0)
     late = Entry(parse_program("reset\nset v=11\nset v=12\n"), frozenset({"p11", "p12"}), "late", 1)
@@ -357,18 +364,7 @@ def test_assemble_puts_a_program_past_the_cycle_cap_at_the_chain_end() -> None:
     # A closing scenario (past the cycle cap: a long rest) that spoils what follows, as a
     # transmitter left busy for 2^27 clocks does: it covers most alone, yet goes last, tried once.
     calls: list[Program] = []
-
-    def run(program: Program) -> SimResult:
-        calls.append(program)
-        seen: list[int] = []
-        for o in program.walk():
-            if o.name == "set" and 9 not in seen:
-                seen.append(o.num("v"))
-        points = tuple(CoveragePoint("line", "/f.sv", k, 0, "", "tb.dut", "t", (), int(k in seen), f"p{k}")
-                       for k in (3, 5, 7, 9))
-        cov = CoverageSummary({"line": MetricSummary(sum(p.count for p in points), len(points))})
-        return SimResult(Status.OK, coverage=cov, report=CoverageReport(points))
-
+    run = _spoiled_runner(calls, (3, 5, 7, 9), lambda v, seen: 9 in seen)
     search = ProgramSearch(TARGET, run, hints=Hints(), config=ProgramSearchConfig(seed=3))
     rest = Entry(parse_program("reset\nset v=3\nset v=9\nrepeat 3 {\n hold 100000\n}\n"), frozenset({"p3", "p9"}), "rest", 5)
     assert not moves.fits(TARGET, rest.program)
@@ -391,19 +387,8 @@ def test_assemble_puts_a_left_out_program_back_before_the_one_that_spoils_it() -
     # nothing (a UART's register writes after a program that leaves its transmitter busy). Its
     # place is found by halving the chain: right after "first", before "spoiler".
     calls: list[Program] = []
-
-    def run(program: Program) -> SimResult:
-        calls.append(program)
-        seen: list[int] = []
-        for o in program.walk():
-            v = o.num("v") if o.name == "set" else None
-            if v is not None and not (v == 11 and 7 in seen) and not (v == 6 and 11 in seen):
-                seen.append(v)
-        points = tuple(CoveragePoint("line", "/f.sv", k, 0, "", "tb.dut", "t", (), int(k in seen), f"p{k}")
-                       for k in (3, 5, 6, 7, 8, 11))
-        cov = CoverageSummary({"line": MetricSummary(sum(p.count for p in points), len(points))})
-        return SimResult(Status.OK, coverage=cov, report=CoverageReport(points))
-
+    run = _spoiled_runner(calls, (3, 5, 6, 7, 8, 11),
+                          lambda v, seen: (v == 11 and 7 in seen) or (v == 6 and 11 in seen))
     search = ProgramSearch(TARGET, run, hints=Hints(), config=ProgramSearchConfig(seed=3))
     first = Entry(parse_program("reset\nset v=3\nset v=5\nset v=6\n"), frozenset({"p3", "p5", "p6"}), "first", 0)
     spoiler = Entry(parse_program("reset\nset v=7\nset v=8\n"), frozenset({"p7", "p8"}), "spoiler", 1)
