@@ -41,17 +41,18 @@ def assemble(
     there. The program covering most goes first (it keeps its power-up context); each
     next one (the one adding most to the chain's points, none that adds nothing) is tried
     after the chain (one call) and, when that context costs it more
-    than half of its new points, before the chain (one more call). Last, the program chosen
-    first is tried at the chain's end (one call). `should_stop(keep)` says whether the calls
-    left, less `keep`, are spent: the chaining keeps one back for that last try. The last
-    kept run is exactly what the final testbench covers. Returns the chain, (index of its
-    first operation, entry) per kept program, and the last run.
+    than half of its new points, before the chain (one more call). The program chosen first
+    is also tried at the chain's end (one call). `should_stop(keep)` says whether the calls
+    left, less `keep`, are spent. The last kept run is exactly what the final testbench
+    covers. Returns the chain, (index of its first operation, entry) per kept program, and
+    the last run.
 
     A program tried and left out that still has points the chain lacks is put back right
     before the first program after which it loses them (halving the chain: `_rescue_calls`),
     kept when the whole new chain covers more; one at a time, most new points first. The
-    chaining first stops with the calls for one put-back still left (the programs that add
-    least wait), puts back, then chains the programs left and puts back again while calls remain.
+    order of the calls: chain while the calls for what follows are left; the first program
+    moved last; put back; chain the programs left (those adding least); put back again; the
+    first program moved last again where the chain changed.
 
     Programs that `closes` (the closing scenarios) come after all that, each tried at the end
     (one call): a long rest leaves what no reset clears (a transmitter busy for 2^27 clocks
@@ -162,20 +163,25 @@ def assemble(
             if tuple(map(id, order)) not in tried:
                 try_whole(order, entry, "put back")
 
-    # The chaining keeps one call back for the move below and one per closing; the first
-    # pass also keeps back the calls to put one left-out program back (`rescue`) before
-    # the programs adding least get theirs.
-    grow(1 + len(closing) + (_rescue_calls(len(left)) if len(left) > 2 else 0))
+    def move_first_last(keep: int) -> None:
+        """Try the chain with the program chosen first at its end (one call, past `keep`)."""
+        moved = [*(e for e in chain if e is not first), *(e for e in chain if e is first)]
+        if chain and moved[-1] is not chain[-1] and tuple(map(id, moved)) not in tried and not should_stop(keep):
+            # The program chosen first covers most alone, and may leave what no reset clears (a
+            # register with only an initial value, a transmitter still busy at a random baud) to
+            # every program after it, which were then judged in that context.
+            try_whole(moved, moved[-1], "moved last")
+
+    # The first pass keeps calls back for: the move (one call; it often wins back what a
+    # put-back would, for less), one put-back (`rescue`), the move again at the end, and one
+    # per closing; the programs that add least wait for what is left.
+    rescue_calls = _rescue_calls(len(left)) if len(left) > 2 else 0
+    grow(2 + rescue_calls + len(closing))
+    move_first_last(1 + rescue_calls + len(closing))
     rescue(1 + len(closing))
     grow(1 + len(closing))
     rescue(1 + len(closing))
-    moved = [*(e for e in chain if e is not first), *(e for e in chain if e is first)]
-    if chain and moved[-1] is not chain[-1] and tuple(map(id, moved)) not in tried and not should_stop(len(closing)):
-        # The program chosen first covers most alone, and may leave what no reset clears (a
-        # register with only an initial value, a transmitter still busy at a random baud) to
-        # every program after it, which were then judged in that context: the chain is tried
-        # once more with it last (the call kept back above).
-        try_whole(moved, moved[-1], "moved last")
+    move_first_last(len(closing))
     for entry in closing:
         if should_stop(0) and last is not None:
             break
