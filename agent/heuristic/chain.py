@@ -25,6 +25,15 @@ def _rescue_calls(chained_programs: int) -> int:
     return max(0, chained_programs - 1).bit_length() + 1
 
 
+def reserve(programs: int) -> int:
+    """Calls `assemble` spends on a chain of `programs` beyond one per program and per closing.
+
+    The program chosen first moved last, twice (before the put-back, and at the end where the
+    chain changed), and one put-back (`_rescue_calls`) where there are three programs or more.
+    """
+    return 2 + (_rescue_calls(programs) if programs > 2 else 0)
+
+
 def assemble(
     runner: Callable[[Program], SimResult],
     weigh: Weigh,
@@ -139,7 +148,8 @@ def assemble(
 
     def rescue(keep: int) -> None:
         """Put left-out programs back where the chain no longer spoils them, calls past `keep` allowing."""
-        while rejected and len(chain) > 1 and not should_stop(_rescue_calls(len(chain)) + keep):
+        # (`should_stop(k)`: no call is left past k; a put-back needs all of its calls)
+        while rejected and len(chain) > 1 and not should_stop(_rescue_calls(len(chain)) - 1 + keep):
             # A program may lose its points to one program of the chain only (a UART's
             # "stimulus with rests" leaves the never-reset transmitter busy, and every setup
             # written after it is ignored): it goes in right before the first program after
@@ -175,9 +185,8 @@ def assemble(
     # The first pass keeps calls back for: the move (one call; it often wins back what a
     # put-back would, for less), one put-back (`rescue`), the move again at the end, and one
     # per closing; the programs that add least wait for what is left.
-    rescue_calls = _rescue_calls(len(left)) if len(left) > 2 else 0
-    grow(2 + rescue_calls + len(closing))
-    move_first_last(1 + rescue_calls + len(closing))
+    grow(reserve(len(left)) + len(closing))
+    move_first_last(reserve(len(left)) - 1 + len(closing))
     rescue(1 + len(closing))
     grow(1 + len(closing))
     rescue(1 + len(closing))

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from agent.heuristic import scenarios
+from agent.heuristic import chain, scenarios
 from agent.heuristic import steer as sr
 from agent.heuristic.blame import summarize_failures
 from agent.heuristic.corpus import (
@@ -66,7 +66,7 @@ ASSEMBLY_CALLS = 16
 """Simulator calls held back to chain the kept programs into the final one (one per program).
 Since a hold shares its line, the 400-line fit keeps 12-14 programs of a UART's cover; with 12
 calls the chain ran out before them (16: wbuart seed 1 92.29 -> 92.69, seed 2 92.81 -> 93.17,
-uart_top and wbqspiflash unchanged). One more is kept for the chain's last try (`chain.assemble`)."""
+uart_top and wbqspiflash unchanged). The moves and a put-back get theirs on top (`chain.reserve`)."""
 
 SHRINK_SHARE = 0.15
 """Share of a proposal's simulator calls held back for shrinking the programs when the
@@ -318,8 +318,10 @@ def run_engine(
     def assembly() -> int:
         if strategy == "random" or search is None or len(search.corpus) < 2:
             return 0
-        # + the last try, + one per closing scenario (tried at the chain's end)
-        return min(ASSEMBLY_CALLS, cover_size(search.corpus, search.weigh) + len(search.witnesses)) + 1 + len(closing)
+        # + the moves of the first program and a put-back (`chain.reserve`), + one per closing
+        # scenario (tried at the chain's end)
+        programs = cover_size(search.corpus, search.weigh) + len(search.witnesses)
+        return min(ASSEMBLY_CALLS, programs) + chain.reserve(programs) + len(closing)
 
     def should_stop() -> bool:
         nonlocal stopped_by_wall
