@@ -185,8 +185,9 @@ def assemble(
     # The first pass keeps calls back for: the move (one call; it often wins back what a
     # put-back would, for less), one put-back (`rescue`), the move again at the end, and one
     # per closing; the programs that add least wait for what is left.
-    grow(reserve(len(left)) + len(closing))
-    move_first_last(reserve(len(left)) - 1 + len(closing))
+    extra = reserve(len(left))
+    grow(extra + len(closing))
+    move_first_last(extra - 1 + len(closing))
     rescue(1 + len(closing))
     grow(1 + len(closing))
     rescue(1 + len(closing))
