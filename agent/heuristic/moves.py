@@ -79,7 +79,9 @@ def op_cycles(t: Target, o: Op) -> int:
     if n == "fill":
         return 256 * 2
     if n == "repeat":
-        return o.num("times") * sum(op_cycles(t, b) for b in o.body)
+        times = o.num("times")
+        grown = sum(b.num("grow") for b in o.body if b.name == "hold")  # pass k holds k * grow more
+        return times * sum(op_cycles(t, b) for b in o.body) + grown * times * (times - 1) // 2
     return 2
 
 

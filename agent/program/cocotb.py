@@ -21,7 +21,7 @@ from agent.program import sv_checks as chk
 from agent.program.cocotb_ifaces import DriverPlan, plans
 from agent.program.cocotb_lib import CORE, hex_tuple, py_tuple, section
 from agent.program.encode import FILL_CODES, PARITY_CODES, only_mask
-from agent.program.ops import BY_NAME, Op, Program
+from agent.program.ops import BY_NAME, Op, Program, grows
 from agent.program.sv_ifaces import PATTERN_CODES
 from agent.program.target import (
     LONG_STALL_CLOCKS,
@@ -280,16 +280,27 @@ INSTANT = frozenset({"set", "avoid", "sink", "respond", "loopback"})
 """Operations that take no clock: no check after them (their effect shows in the next one's)."""
 
 
-def program_py(t: Target, ops: Sequence[Op], depth: int = 1, checked: bool = False) -> list[str]:
+def _op_line(t: Target, op: Op, depth: int, pass_var: str | None) -> str:
+    """`op_py`, with a growing hold's pass counter (`pass_var`, as `sv._op_line`) and a counting loop."""
+    if op.name == "hold" and op.num("grow") and pass_var is not None:
+        return f"await bw.hold({op.num('cycles')} + {op.num('grow')} * {pass_var})"
+    if op.name == "repeat" and grows(op.body):
+        return f"for bw_p{depth} in range({op.num('times')}):"
+    return op_py(t, op)
+
+
+def program_py(t: Target, ops: Sequence[Op], depth: int = 1, checked: bool = False,
+               pass_var: str | None = None) -> list[str]:
     """The program's calls, one operation per line (repeat bodies indented).
 
     `checked`: after each top-level operation that takes clocks, `checks.after(k, text)`.
+    `pass_var`: the pass counter of the repeat these operations are the block of.
     """
     lines: list[str] = []
     for k, op in enumerate(ops):
-        lines.append(INDENT * depth + op_py(t, op))
+        lines.append(INDENT * depth + _op_line(t, op, depth, pass_var))
         if op.name == "repeat":
-            lines += program_py(t, op.body, depth + 1)
+            lines += program_py(t, op.body, depth + 1, pass_var=f"bw_p{depth}" if grows(op.body) else None)
         if checked and op.name not in INSTANT:
             what = format_program(Program((op,))).splitlines()[0].rstrip(" {")
             lines.append(INDENT * depth + f"checks.after({k}, {what!r})")

@@ -8,7 +8,7 @@ flow of its own; `sv.render_testbench` keeps them as written.
 
 from __future__ import annotations
 
-from agent.program.ops import MAX_CYCLES_ARG, Op, Program
+from agent.program.ops import MAX_CYCLES_ARG, Op, Program, grows, on_pass
 from agent.program.sv_ifaces import PATTERN_CODES
 from agent.program.target import MAX_AVOID_PAIRS, Target
 
@@ -51,6 +51,8 @@ def op_lines(t: Target, op: Op) -> list[str]:
     """The data-file lines of one operation (`repeat` unrolled)."""
     name = op.name
     if name == "repeat":
+        if grows(op.body):  # every pass its own holds
+            return [line for k in range(op.num("times")) for inner in op.body for line in op_lines(t, on_pass(inner, k))]
         body = [line for inner in op.body for line in op_lines(t, inner)]
         return body * op.num("times")
     code = OPCODES[name]

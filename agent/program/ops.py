@@ -90,8 +90,11 @@ IDIOMS = "idioms"
 SPECS: tuple[OpSpec, ...] = (
     OpSpec("reset", (Arg("cycles", "int", 3, 1, 64, "cycles the resets are held asserted"),),
            "assert every reset, stop every background responder, release", positional=1),
-    OpSpec("hold", (Arg("cycles", "int", None, 1, MAX_CYCLES_ARG, "clock cycles to wait"),),
-           "keep every input as it is for some cycles"),
+    OpSpec("hold", (
+        Arg("cycles", "int", None, 1, MAX_CYCLES_ARG, "clock cycles to wait"),
+        Arg("grow", "int", 0, 0, 4096, "cycles added on each later pass of the enclosing repeat (a sweep: "
+                                        "the next pass acts one phase later against the design's own rhythm)"),
+    ), "keep every input as it is for some cycles"),
     OpSpec("set", (), "set inputs (`set en=1 addr=0x10`); they hold until changed", assigns=True),
     OpSpec("random", (
         Arg("cycles", "int", None, 1, MAX_CYCLES_ARG, "steps of random values"),
@@ -222,6 +225,18 @@ class Op:
         if key not in dict(self.args):
             pairs.append((key, value))
         return Op(self.name, tuple(pairs), self.body)
+
+
+def grows(body: Sequence[Op]) -> bool:
+    """Whether a repeat's block holds longer on each pass (a `hold` with `grow`)."""
+    return any(o.name == "hold" and o.num("grow") for o in body)
+
+
+def on_pass(o: Op, k: int) -> Op:
+    """`o` as pass `k` (from 0) of its enclosing repeat runs it: a hold's `grow` added k times."""
+    if o.name != "hold" or not o.num("grow"):
+        return o
+    return Op("hold", (("cycles", o.num("cycles") + k * o.num("grow")),))
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from agent.program import sv_monitors as mon
 from agent.program import sv_responders as rsp
 from agent.program.encode import DATA_FILE, FILL_CODES, OPCODES, PARITY_CODES, only_mask
 from agent.program.interfaces import Iface
-from agent.program.ops import BY_NAME, Op, Program, Value
+from agent.program.ops import BY_NAME, Op, Program, Value, grows
 from agent.program.sv_shared import share_openings
 from agent.program.target import MAX_AVOID_PAIRS, Target
 
@@ -399,12 +399,27 @@ def _sweep(t: Target, ops: Sequence[Op], k: int) -> tuple[int, str] | None:
     return n, f"{loop} {call}"
 
 
+def _op_line(t: Target, op: Op, depth: int, pass_var: str | None) -> str:
+    """`op_sv`, with a growing hold's pass counter and a `for` header for a repeat that needs one.
+
+    `pass_var`: the loop variable of the repeat around `op` when that repeat counts its passes
+    (a hold there with `grow` lasts longer each pass); outside one, such a hold is its first pass.
+    """
+    if op.name == "hold" and op.num("grow") and pass_var is not None:
+        return f"bw_step({op.num('cycles')} + {op.num('grow')} * {pass_var});"
+    if op.name == "repeat" and grows(op.body):
+        v = f"bw_p{depth}"
+        return f"for (int {v} = 0; {v} < {op.num('times')}; {v}++) begin"
+    return op_sv(t, op)
+
+
 def program_sv(t: Target, ops: Sequence[Op], depth: int = 1, *, comments: dict[int, str] | None = None,
-               before: dict[int, str] | None = None) -> list[str]:
+               before: dict[int, str] | None = None, pass_var: str | None = None) -> list[str]:
     """The program's calls, one operation per line (blocks indented).
 
     The same bus operation on every register is one loop line (`_sweep`). `comments`: a
     comment line before an operation (by index); `before`: a statement before that (a check).
+    `pass_var`: the pass counter of the repeat these operations are the block of (`_op_line`).
     """
     lines: list[str] = []
     pad = "  " * depth
@@ -422,15 +437,15 @@ def program_sv(t: Target, ops: Sequence[Op], depth: int = 1, *, comments: dict[i
             lines.append(pad + sweep[1])
             k += sweep[0]
             continue
-        line = op_sv(t, op)
+        line = _op_line(t, op, depth, pass_var)
         after = ops[k + 1] if k + 1 < len(ops) else None
         if after is not None and after.name == "hold" and op.name in HOLD_JOINS and k + 1 not in comments \
                 and k + 1 not in before:
-            line = _then_hold(line, op_sv(t, after))
+            line = _then_hold(line, _op_line(t, after, depth, pass_var))
             k += 1
         lines.append(pad + line)
         if op.name == "repeat":
-            lines += program_sv(t, op.body, depth + 1)
+            lines += program_sv(t, op.body, depth + 1, pass_var=f"bw_p{depth}" if grows(op.body) else None)
             lines.append(pad + "end")
         k += 1
     return lines

@@ -19,7 +19,7 @@ from agent.program.sv_shared import expand_openings
 from agent.program.target import Target
 
 _CALL = re.compile(r"(\w+)\(([^()]*)\);")
-_THEN_HOLD = re.compile(r"(.*;) bw_step\((\d+)\);")
+_THEN_HOLD = re.compile(r"(.*;) bw_step\((\d+)(?: \+ (\d+) \* bw_p\d+)?\);")
 """A statement with the `hold` that follows it on its line (`sv.HOLD_JOINS`); a wait's
 `for (...) bw_step(1);` has no `;` before its call."""
 _CHECK_CALL = re.compile(r"bw_check\(\d+\);")
@@ -32,6 +32,11 @@ def _num(text: str) -> int:
     if m:
         return int(m.group(2).replace("_", ""), {"h": 16, "b": 2, "d": 10}[m.group(1).lower()])
     return int(t, 0)
+
+
+def _hold(cycles: str, grow: str | None) -> Op:
+    """A `hold` from its rendered numbers (`grow` None or 0: a plain one)."""
+    return Op("hold", (("cycles", int(cycles)),) + ((("grow", int(grow)),) if grow and int(grow) else ()))
 
 
 def _args(text: str) -> list[int]:
@@ -47,6 +52,10 @@ def _line_op(t: Target, line: str) -> Op | None:
         return None
     if m := re.fullmatch(r"repeat \((\d+)\) begin", code):
         return Op("repeat", (("times", int(m.group(1))),))
+    if m := re.fullmatch(r"for \(int (bw_p\d+) = 0; \1 < (\d+); \1\+\+\) begin", code):  # a repeat counting passes
+        return Op("repeat", (("times", int(m.group(2))),))
+    if m := re.fullmatch(r"bw_step\((\d+) \+ (\d+) \* bw_p\d+\);", code):
+        return _hold(m.group(1), m.group(2))
     if m := re.fullmatch(r"bw_(\w+)_lb = 1'b([01]);", code):
         return Op("loopback", (("pin", m.group(1)), ("on", int(m.group(2)))))
     if m := re.fullmatch(r"for \(int t = 0; t < (\d+) && (\w+) != ([^;]+); t\+\+\) bw_step\(1\);", code):
@@ -171,7 +180,7 @@ def parse_testbench(text: str, t: Target) -> Program | None:
             if joined:
                 if op.name not in HOLD_JOINS:
                     return None
-                stack[-1] += [op, Op("hold", (("cycles", int(joined.group(2))),))]
+                stack[-1] += [op, _hold(joined.group(2), joined.group(3))]
                 continue
             if op.name == "repeat":
                 headers.append(op)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from agent.program.ops import BY_NAME, Arg, Op, Program, ProgramError, Value
+from agent.program.ops import BY_NAME, Arg, Op, Program, ProgramError, Value, on_pass
 
 INDENT = "  "
 """Indentation of one block level."""
@@ -55,8 +55,11 @@ def canonical(op: Op) -> Op:
 
 
 def canonical_program(program: Program) -> Program:
-    """Every operation of `program` in canonical form."""
-    return Program(tuple(canonical(o) for o in program.ops))
+    """Every operation of `program` in canonical form.
+
+    A `hold` outside any repeat lasts its first pass: its `grow` means nothing there, and goes.
+    """
+    return Program(tuple(canonical(on_pass(o, 0)) for o in program.ops))
 
 
 def format_op(op: Op) -> str:

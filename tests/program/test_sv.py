@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from agent.heuristic.engine import make_target
+from agent.heuristic.moves import program_cycles
 from agent.heuristic.stimulus import Clock, Field, Layout, Signal
+from agent.program.cocotb import program_py
 from agent.program.encode import DATA_FILE, encode
 from agent.program.interfaces import recognise
 from agent.program.ops import Program, check
@@ -178,7 +180,7 @@ def test_harness_and_testbench_cover_the_same(name: str) -> None:
     design = load_design(DATA / name)
     t, _ = make_target(design, read_interface(design), "heuristic")
     scope = t.scope
-    ops = ["reset", "random 50 0x3 pal=40"]
+    ops = ["reset", "random 50 0x3 pal=40", "repeat 3 {", "  random 5 0x7", "  hold 2 grow=3", "}"]
     if scope.has("serial"):
         ops.append(f"serial {scope.names['serial'][0]} 16 0x5a,0xc3")
     if scope.has("responder"):
@@ -322,3 +324,26 @@ def test_a_hold_after_an_operation_joins_its_line_and_reads_back() -> None:
     split = render_testbench(t, program, phases=[(0, "first"), (17, "second")])
     assert "bw_random(5, 32'h1, 40, 30, 1, 0, 17'b11111111111111110);\n    // second\n    bw_step(4);" in split
     assert parse_testbench(split, t) == canonical_program(program)
+
+
+def test_a_growing_hold_waits_longer_on_each_pass_in_every_form() -> None:
+    t = _target()
+    program = parse_program("reset\nrepeat 3 {\n  bus_write wb 0x3 0x5\n  hold 10 grow=2\n  repeat 2 {\n"
+                            "    hold 4 grow=1\n  }\n}\nhold 7 grow=3\n")
+    check(program, t.scope)
+    tb = render_testbench(t, program)
+    assert "for (int bw_p1 = 0; bw_p1 < 3; bw_p1++) begin" in tb
+    assert "wb_write(2'h3, 32'h00000005, 4'hf); bw_step(10 + 2 * bw_p1);" in tb
+    assert "for (int bw_p2 = 0; bw_p2 < 2; bw_p2++) begin" in tb
+    assert "bw_step(4 + 1 * bw_p2);" in tb
+    # Outside a repeat a hold is its first pass: it reads back without its grow.
+    assert parse_testbench(tb, t) == canonical_program(program)
+    assert canonical_program(program).ops[-1] == parse_program("hold 7\n").ops[0]
+    # The search's data file unrolls the passes: 10, 12, 14 around 4, 5 each time.
+    holds = [line.split()[1] for line in encode(t, program).splitlines() if line.startswith("2 ")]
+    assert holds == ["10", "4", "5", "12", "4", "5", "14", "4", "5", "7"]
+    assert program_cycles(t, program) == 4 + 3 * (8 + 10 + 2 * 4) + 2 * 3 + 3 * 1 + 7
+    py = "\n".join(program_py(t, program.ops))
+    assert "for bw_p1 in range(3):" in py
+    assert "await bw.hold(10 + 2 * bw_p1)" in py
+    assert "await bw.hold(4 + 1 * bw_p2)" in py
