@@ -135,7 +135,7 @@ SAMPLE_OPTIONAL: Mapping[str, Any] = {
     "cycles": 8, "pal": 60, "keep": 50, "maxhold": 4, "resets": 5, "only": ("en", "mode"),
     "timeout": 5000, "pattern": "checker", "seed": 0x5D, "strb": 0x3, "write": 0, "bits": 16,
     "step": 4, "gap": 30, "lane": 1, "ready": 50, "fill": "random", "latency": 2,
-    "parity": "even", "stop": 0, "on": 0,
+    "parity": "even", "stop": 0, "on": 0, "grow": 1,
 }
 """Argument name -> a value (not the default) that an example with every option shows."""
 
@@ -240,6 +240,8 @@ def operation_docs() -> tuple[OpDoc, ...]:
         """An operation's checked text (a `repeat` gets a one-line body)."""
         if op.name == "repeat":
             op = Op(op.name, op.args, (Op("random", (("cycles", 100), ("seed", 0x2A))),))
+        if op.name == "hold" and op.num("grow"):  # a pass counter needs a repeat around it
+            op = Op("repeat", (("times", 8),), (Op("random", (("cycles", 100), ("seed", 0x2A))), op))
         program = Program((op,))
         check(program, scope)
         text = format_program(program)

@@ -5,8 +5,8 @@ transmitter takes the last entry while a write brings the next (a FIFO of one), 
 receiver writes a byte while a read takes the one before. A frame lasts about ten bit times,
 so a bus access lands on the one clock that matters about once in a hundred tries at random;
 wbuart32's `ufifo` had six such points (0.2-0.5 of the design's score) that no search trial
-reached. The careful reference sweeps a write's offset by one clock per pass; so do these
-programs, with a growing `hold` (`grow=1`): each pass sends bytes into the looped-back
+reached. The careful reference sweeps a write's offset by one clock per pass; so does this
+program, with a growing `hold` (`grow=1`): each pass sends bytes into the looped-back
 transmitter from an idle line, waits one clock longer than the pass before, then writes and
 reads every register once, and drains.
 
@@ -33,41 +33,32 @@ FRAME_BITS = 10
 MARGIN = 16
 """Clocks the sweep reaches before and after its window (a frame's extra clocks, bus latency)."""
 
-FULL_BURST = 20
-"""Bytes written to fill the transmit FIFO (deeper than the usual 16: the rest overflow)."""
+TARGETS = 4
+"""Registers tried as the transmit register, one sweep each (which one it is is not known)."""
 
 
-def collision_sweeps(rng: random.Random, bus: Iface, looped: Sequence[Iface], target: int,
-                     base: Sequence[Op]) -> list[tuple[str, Program]]:
-    """Two sweeps with `target` as the transmit register: a FIFO of one entry, then a full one.
+def collision_sweep(rng: random.Random, bus: Iface, looped: Sequence[Iface], base: Sequence[Op]) -> Program:
+    """One sweep per candidate transmit register: two bytes, then a write and reads a clock later each pass.
 
-    One entry: two bytes written, then the write and reads from one frame to two frames
-    later (the transmitter takes the second byte at one frame; the receiver writes the
-    second byte near two). Full: a burst fills the FIFO, then the write sweeps one frame,
-    where the transmitter takes an entry with the FIFO full.
+    The window runs from one frame to two frames after the two bytes: the transmitter takes
+    the second byte (a FIFO of one) near one frame, the receiver writes it back near two,
+    while the first waits unread. Every register is written with the period again before each
+    sweep: the one before may have written a byte into the configuration.
     """
     frame = FRAME_BITS * SWEEP_PERIOD
     regs = bus.addresses[:8]
-    head = [
-        *base,
-        *(op("loopback", s.name) for s in looped),
-        *(op("bus_write", bus.name, a, SWEEP_PERIOD) for a in regs),
-        op("hold", 2 * frame),  # a receiver synchronises on an idle line
-    ]
-
-    def sweep(count: int, first: int, passes: int, drain: int) -> Op:
-        return Op("repeat", (("times", passes),), (
-            op("bus_burst", bus.name, target, count, seed=seed(rng)),
-            op("hold", first, grow=1),
-            op("bus_write", bus.name, target, rng.randrange(256)),
-            *(op("bus_read", bus.name, a) for a in regs),
-            op("hold", drain),
-            *(op("bus_burst", bus.name, a, count + 1, write=0) for a in regs),
-        ))
-
-    one = sweep(2, frame - MARGIN, frame + 2 * MARGIN, 3 * frame)
-    full = sweep(FULL_BURST, 1, frame, (FULL_BURST - 3) * frame)
-    return [
-        (f"collision sweep @{target:#x}", Program((*head, one))),
-        (f"collision sweep full @{target:#x}", Program((*head, full))),
-    ]
+    ops = [*base, *(op("loopback", s.name) for s in looped)]
+    for target in bus.addresses[:TARGETS]:
+        ops += [
+            *(op("bus_write", bus.name, a, SWEEP_PERIOD) for a in regs),
+            op("hold", 2 * frame),  # a receiver synchronises on an idle line
+            Op("repeat", (("times", frame + 2 * MARGIN),), (
+                op("bus_burst", bus.name, target, 2, seed=seed(rng)),
+                op("hold", frame - MARGIN, grow=1),
+                op("bus_write", bus.name, target, rng.randrange(256)),
+                *(op("bus_read", bus.name, a) for a in regs),
+                op("hold", 2 * frame),
+                *(op("bus_burst", bus.name, a, 3, write=0) for a in regs),
+            )),
+        ]
+    return Program(tuple(ops))

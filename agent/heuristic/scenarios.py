@@ -10,7 +10,7 @@ import random
 from collections.abc import Sequence
 
 from agent.heuristic.banked_divisor import banked_divisor
-from agent.heuristic.collisions import collision_sweeps
+from agent.heuristic.collisions import collision_sweep
 from agent.heuristic.config_words import MODE_WORDS, mode_words
 from agent.heuristic.device_scenarios import with_devices
 from agent.heuristic.long_rest import long_rest, long_run
@@ -399,10 +399,9 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                 )
             # A FIFO's two ends in one clock, swept a clock per pass; byte registers on a
             # 16550's bus take their period through a banked divisor, which this does not set.
-            if bus.register_bits > 8:
-                for target_addr in bus.addresses[:4]:
-                    out += [(name, p) for name, p in collision_sweeps(rng, bus, looped, target_addr, base)
-                            if fits(t, p)]
+            sweep = collision_sweep(rng, bus, looped, base)
+            if bus.register_bits > 8 and fits(t, sweep):
+                out.append(("collision sweep", sweep))
     if ifs.responders:
         out.append(("requester", Program((*base, op("hold", 4000)))))
         # The same on a rough bus (waits, error answers, long stalls) while the other inputs

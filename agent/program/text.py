@@ -91,7 +91,7 @@ def format_lines(ops: tuple[Op, ...], depth: int = 0) -> list[str]:
 
 def format_program(program: Program) -> str:
     """The canonical text of a program (one operation per line, trailing newline)."""
-    return "".join(line + "\n" for line in format_lines(program.ops))
+    return "".join(line + "\n" for line in format_lines(canonical_program(program).ops))
 
 
 def parse_number(text: str) -> int:

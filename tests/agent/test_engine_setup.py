@@ -10,6 +10,7 @@ import pytest
 from port_layouts import layout
 
 from agent.heuristic import banked_divisor as bd
+from agent.heuristic import collisions as co
 from agent.heuristic import long_rest as lr
 from agent.heuristic import moves
 from agent.heuristic import scenario_parts as sp
@@ -231,6 +232,36 @@ def test_a_serial_design_closes_with_a_power_of_two_and_a_long_rest() -> None:
                      ">srx_pad_i <stx_pad_o")
     assert sc.closings(Target(narrow, recognise(narrow), {})) == []
     assert sc.closings(_target()) == []  # no serial line
+
+
+def test_a_looped_uart_sweeps_a_bus_access_across_two_frames() -> None:
+    soc = _layout(">i_wb_cyc >i_wb_stb >i_wb_we >i_wb_addr[2] >i_wb_data[32] >i_wb_sel[4] "
+                  "<o_wb_ack <o_wb_stall <o_wb_data[32] >i_uart_rx <o_uart_tx")
+    t = Target(soc, recognise(soc, params={"CLKS_PER_BIT": 25}), {})
+    program = dict(sc.scenarios(random.Random(2), t, Hints(palettes=t.palettes)))["collision sweep"]
+    check(program, t.scope)
+    assert moves.fits(t, program)
+    (bus,) = t.interfaces.buses
+    frame = co.FRAME_BITS * co.SWEEP_PERIOD
+    sweeps = [i for i, o in enumerate(program.ops) if o.name == "repeat"]
+    targets = []
+    for i in sweeps:
+        # every register back to the short period before each sweep (the last may have changed it)
+        assert [(o.num("addr"), o.num("data")) for o in program.ops[i - 5:i - 1]] == [
+            (a, co.SWEEP_PERIOD) for a in bus.addresses]
+        sweep = program.ops[i]
+        burst, hold, write = sweep.body[:3]
+        targets.append(burst.num("addr"))
+        assert burst.num("count") == 2 and write.num("addr") == burst.num("addr")
+        # the access moves one clock a pass, from before one frame to past two
+        assert hold.num("grow") == 1
+        assert hold.num("cycles") < frame
+        assert hold.num("cycles") + sweep.num("times") - 1 > 2 * frame
+    assert targets == list(bus.addresses)  # which register transmits is not known: each is tried
+    narrow = _layout(">wb_adr_i[3] >wb_dat_i[8] <wb_dat_o[8] >wb_we_i >wb_stb_i >wb_cyc_i <wb_ack_o "
+                     ">srx_pad_i <stx_pad_o")
+    narrow_t = Target(narrow, recognise(narrow), {})
+    assert "collision sweep" not in dict(sc.scenarios(random.Random(2), narrow_t, Hints(palettes=narrow_t.palettes)))
 
 
 def test_a_cpu_closes_with_a_long_run_of_its_idioms() -> None:
