@@ -252,7 +252,8 @@ def test_a_looped_uart_sweeps_a_bus_access_across_two_frames() -> None:
         sweep = program.ops[i]
         burst, hold, write = sweep.body[:3]
         targets.append(burst.num("addr"))
-        assert burst.num("count") == 2 and write.num("addr") == burst.num("addr")
+        assert burst.num("count") == 2
+        assert write.num("addr") == burst.num("addr")
         # the access moves one clock a pass, from before one frame to past two
         assert hold.num("grow") == 1
         assert hold.num("cycles") < frame
