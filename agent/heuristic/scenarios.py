@@ -399,7 +399,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                 )
             # A FIFO's two ends in one clock, swept a clock per pass; byte registers on a
             # 16550's bus take their period through a banked divisor, which this does not set.
-            sweep = collision_sweep(rng, bus, looped, base) if bus.register_bits > 8 else None
+            sweep = collision_sweep(bus, looped, base) if bus.register_bits > 8 else None
             if sweep is not None and fits(t, sweep):
                 out.append(("collision sweep", sweep))
     if ifs.responders:
