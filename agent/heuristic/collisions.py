@@ -1,4 +1,4 @@
-"""A FIFO's two ends in one clock: a bus access in the cycle the line takes or gives a byte (pure).
+"""A looped UART's exact moments: a FIFO's two ends in one clock, a break that runs out (pure).
 
 A UART's FIFOs have expressions that hold only when both ends move in the same clock: the
 transmitter takes the last entry while a write brings the next (a FIFO of one), or the
@@ -12,7 +12,8 @@ reads every register once, and drains.
 
 The sweep configures a short bit time (`SWEEP_PERIOD`), so that two frames are few passes:
 a design whose period field counts clocks (wbuart32's setup register) takes it; one that
-ignores it sweeps the wrong window and gains nothing (one trial lost).
+ignores it sweeps the wrong window and gains nothing (one trial lost). At the same short
+period `control_bits` sets and clears every control bit, so that a transmitter's break runs out.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.program.interfaces import Iface
-from agent.program.ops import Op, Program, op
+from agent.program.ops import Op, Program, assigns, op
 
 SWEEP_PERIOD = 8
 """Clocks per bit the sweep writes into every register (a period field counting clocks)."""
@@ -63,4 +64,38 @@ def collision_sweep(bus: Iface, looped: Sequence[Iface], base: Sequence[Op]) -> 
                 *(op("bus_burst", bus.name, a, 3, write=0) for a in regs),
             )),
         ]
+    return Program(tuple(ops))
+
+
+BREAK_FRAMES = 20
+"""Frames each way of `control_bits` waits: a break holds the line for 16 bit times of the period
+(wbuart32 reloads its baud counter with the period shifted left by four), then the counter runs out."""
+
+
+def control_bits(bus: Iface, looped: Sequence[Iface], sides: Sequence[str], base: Sequence[Op]) -> Program:
+    """Every bit of the registers after the first set, then cleared, at the short period; side inputs high, then low.
+
+    A transmitter's break (wbuart32's bit 9 of its transmit register) leaves its break state
+    only once the line has been held for the break's count; at the design's own period, or in
+    the long rest's 2^23, that count never ran out in a trial, and its exit (two lines, the
+    flow-control test beside them) went uncovered whenever the search did not happen on a
+    random word with the bit set and then clear. The first register (the configuration, as in
+    `long_rest`) keeps the short period. The side inputs (flow control) hold high for the first
+    pass and low for the second: the exit asks whether the far end is clear to send.
+    """
+    frame = FRAME_BITS * SWEEP_PERIOD
+    regs = bus.addresses[:8]
+    others = bus.addresses[1:4]
+    mask = (1 << bus.register_bits) - 1
+    ops = [
+        *base,
+        *(op("loopback", s.name) for s in looped),
+        *(op("bus_write", bus.name, a, SWEEP_PERIOD) for a in regs),
+        op("hold", 2 * frame),
+    ]
+    for level in (1, 0):
+        if sides:
+            ops.append(assigns("set", dict.fromkeys(sides, level)))
+        for value in (mask, 0):
+            ops += [*(op("bus_write", bus.name, a, value) for a in others), op("hold", BREAK_FRAMES * frame)]
     return Program(tuple(ops))

@@ -10,7 +10,7 @@ import random
 from collections.abc import Sequence
 
 from agent.heuristic.banked_divisor import banked_divisor
-from agent.heuristic.collisions import collision_sweep
+from agent.heuristic.collisions import collision_sweep, control_bits
 from agent.heuristic.config_words import MODE_WORDS, mode_words
 from agent.heuristic.device_scenarios import with_devices
 from agent.heuristic.long_rest import long_rest, long_run
@@ -399,9 +399,11 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                 )
             # A FIFO's two ends in one clock, swept a clock per pass; byte registers on a
             # 16550's bus take their period through a banked divisor, which this does not set.
-            sweep = collision_sweep(bus, looped, base) if bus.register_bits > 8 else None
-            if sweep is not None and fits(t, sweep):
-                out.append(("collision sweep", sweep))
+            if bus.register_bits > 8:
+                sweep = collision_sweep(bus, looped, base)
+                if fits(t, sweep):
+                    out.append(("collision sweep", sweep))
+                out.append(("serial control bits", control_bits(bus, looped, sides, base)))
     if ifs.responders:
         out.append(("requester", Program((*base, op("hold", 4000)))))
         # The same on a rough bus (waits, error answers, long stalls) while the other inputs

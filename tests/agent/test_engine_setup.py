@@ -236,7 +236,7 @@ def test_a_serial_design_closes_with_a_power_of_two_and_a_long_rest() -> None:
 
 def test_a_looped_uart_sweeps_a_bus_access_across_two_frames() -> None:
     soc = _layout(">i_wb_cyc >i_wb_stb >i_wb_we >i_wb_addr[2] >i_wb_data[32] >i_wb_sel[4] "
-                  "<o_wb_ack <o_wb_stall <o_wb_data[32] >i_uart_rx <o_uart_tx")
+                  "<o_wb_ack <o_wb_stall <o_wb_data[32] >i_uart_rx <o_uart_tx >i_cts_n")
     t = Target(soc, recognise(soc, params={"CLKS_PER_BIT": 25}), {})
     program = dict(sc.scenarios(random.Random(2), t, Hints(palettes=t.palettes)))["collision sweep"]
     check(program, t.scope)
@@ -259,6 +259,14 @@ def test_a_looped_uart_sweeps_a_bus_access_across_two_frames() -> None:
         assert hold.num("cycles") < frame
         assert hold.num("cycles") + sweep.num("times") - 1 > 2 * frame
     assert targets == list(bus.addresses)  # which register transmits is not known: each is tried
+    # Control bits set and cleared at the short period, flow control high then low: a break runs out.
+    bits = dict(sc.scenarios(random.Random(2), t, Hints(palettes=t.palettes)))["serial control bits"]
+    check(bits, t.scope)
+    writes = [(o.num("addr"), o.num("data")) for o in bits.ops if o.name == "bus_write"]
+    others = bus.addresses[1:]  # the first keeps the period
+    assert writes[:4] == [(a, co.SWEEP_PERIOD) for a in bus.addresses]
+    assert writes[4:] == [(a, v) for _ in range(2) for v in (0xFFFF_FFFF, 0) for a in others]
+    assert [o.args for o in bits.ops if o.name == "set"] == [(("i_cts_n", 1),), (("i_cts_n", 0),)]
     narrow = _layout(">wb_adr_i[3] >wb_dat_i[8] <wb_dat_o[8] >wb_we_i >wb_stb_i >wb_cyc_i <wb_ack_o "
                      ">srx_pad_i <stx_pad_o")
     narrow_t = Target(narrow, recognise(narrow), {})
