@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+from agent.heuristic.collisions import sweep_passes
 from agent.heuristic.config_words import mode_words
 from agent.heuristic.moves import seed
 from agent.heuristic.scenario_parts import (
@@ -53,7 +54,8 @@ def banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Iface
     divisor's address (which the transmit register shares); shorter traffic under
     line-control words of every pair of mode bits (data bits, stop bits, parity) and of
     every parity code (`PARITY_SHIFT`), with the latch bit clear; frames the receiver must
-    reject (`ERROR_FRAMES`) sent from outside under the first three of those words.
+    reject (`ERROR_FRAMES`) sent from outside under the first three of those words; a write
+    swept a clock per pass across the transmitter's taking a byte (`collisions.sweep_passes`).
     """
     regs = list(bus.addresses[:8])
     if len(regs) < 4:
@@ -104,6 +106,10 @@ def banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Iface
         out += packed(t, f"banked divisor error slots, {name}", [*base, *setup], passes, ERROR_SLOT_PROGRAMS)
         out.append((f"banked divisor narrow words, {name}",
                     Program((*base, *setup, *_narrow_words(rng, bus, gate, low), *drain))))
+        # a write in the clock the transmitter takes a byte (uart16550's push-and-pop line)
+        out.append((f"banked divisor collision sweep, {name}",
+                    Program((*base, *loop, *setup, op("hold", 20 * DIVISOR_PERIOD),
+                             sweep_passes(bus, low, DIVISOR_PERIOD)))))
     return out
 
 

@@ -40,31 +40,40 @@ TARGETS = 4
 
 
 def collision_sweep(bus: Iface, looped: Sequence[Iface], base: Sequence[Op]) -> Program:
-    """One sweep per candidate transmit register: two bytes, then a write and reads a clock later each pass.
+    """One sweep per candidate transmit register (`sweep_passes`), every register at the short period first.
 
-    The window runs from one frame to two frames after the two bytes: the transmitter takes
-    the second byte (a FIFO of one) near one frame, the receiver writes it back near two,
-    while the first waits unread. Every register is written with the period again before each
-    sweep: the one before may have written a byte into the configuration. Its data is fixed,
-    not drawn: adding it leaves every other scenario's draws as they were.
+    Every register is written with the period again before each sweep: the one before may
+    have written a byte into the configuration. The data is fixed, not drawn: adding the
+    program leaves every other scenario's draws as they were.
     """
     frame = FRAME_BITS * SWEEP_PERIOD
-    regs = bus.addresses[:8]
     ops = [*base, *(op("loopback", s.name) for s in looped)]
     for target in bus.addresses[:TARGETS]:
         ops += [
-            *(op("bus_write", bus.name, a, SWEEP_PERIOD) for a in regs),
+            *(op("bus_write", bus.name, a, SWEEP_PERIOD) for a in bus.addresses[:8]),
             op("hold", 2 * frame),  # a receiver synchronises on an idle line
-            Op("repeat", (("times", frame + 2 * MARGIN),), (
-                op("bus_burst", bus.name, target, 2, seed=SEED + target),
-                op("hold", frame - MARGIN, grow=1),
-                op("bus_write", bus.name, target, 0xA5),
-                *(op("bus_read", bus.name, a) for a in regs),
-                op("hold", 2 * frame),
-                *(op("bus_burst", bus.name, a, 3, write=0) for a in regs),
-            )),
+            sweep_passes(bus, target, SWEEP_PERIOD),
         ]
     return Program(tuple(ops))
+
+
+def sweep_passes(bus: Iface, target: int, period: int) -> Op:
+    """Two bytes into `target`, then a write there and a read of every register a clock later each pass.
+
+    The window runs from one frame to two frames after the two bytes: the transmitter takes
+    the second byte (a FIFO of one) near one frame, the receiver writes it back near two,
+    while the first waits unread. Each pass ends with the line idle and every register drained.
+    """
+    frame = FRAME_BITS * period
+    regs = bus.addresses[:8]
+    return Op("repeat", (("times", frame + 2 * MARGIN),), (
+        op("bus_burst", bus.name, target, 2, seed=SEED + target),
+        op("hold", frame - MARGIN, grow=1),
+        op("bus_write", bus.name, target, 0xA5),
+        *(op("bus_read", bus.name, a) for a in regs),
+        op("hold", 2 * frame),
+        *(op("bus_burst", bus.name, a, 3, write=0) for a in regs),
+    ))
 
 
 BREAK_FRAMES = 20

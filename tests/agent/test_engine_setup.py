@@ -465,3 +465,14 @@ def test_a_16550_gets_parity_errors_in_every_fifo_slot_and_every_narrow_word() -
     assert all(o.num("bits") == bd.NARROW_BITS and o.num("count") == 16 and o.num("addr") == 0 for o in bursts)
     assert len({o.num("seed") for o in bursts}) == bd.NARROW_BURSTS
     assert all(narrow.ops[narrow.ops.index(o) + 1].name == "hold" for o in bursts)  # the FIFO empties between
+    # A write swept across the transmitter taking a byte, into the divisor's (the transmit) address,
+    # after the latch is set: one frame of 16-clock bits, a clock later each pass.
+    for order, low in (("in order", 0), ("lanes reversed", 3)):
+        swept = scenarios[f"banked divisor collision sweep, {order}"]
+        check(swept, t.scope)
+        assert moves.fits(t, swept)
+        assert [o.num("data") for o in swept.ops if o.name == "bus_write"][:1] == [bd.BANK_OPEN]
+        sweep = swept.ops[-1]
+        assert sweep.body[0].num("addr") == low
+        assert sweep.body[1].num("cycles") < co.FRAME_BITS * bd.DIVISOR_PERIOD
+        assert sweep.body[1].num("grow") == 1
