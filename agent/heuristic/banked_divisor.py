@@ -55,7 +55,8 @@ def banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Iface
     line-control words of every pair of mode bits (data bits, stop bits, parity) and of
     every parity code (`PARITY_SHIFT`), with the latch bit clear; frames the receiver must
     reject (`ERROR_FRAMES`) sent from outside under the first three of those words; a write
-    swept a clock per pass across the transmitter's taking a byte (`collisions.sweep_passes`).
+    swept a clock per pass across the transmitter's taking a byte (`collisions.sweep_passes`);
+    two bytes below the FIFO's trigger level and a rest (`_timeout`).
     """
     regs = list(bus.addresses[:8])
     if len(regs) < 4:
@@ -106,11 +107,36 @@ def banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Iface
         out += packed(t, f"banked divisor error slots, {name}", [*base, *setup], passes, ERROR_SLOT_PROGRAMS)
         out.append((f"banked divisor narrow words, {name}",
                     Program((*base, *setup, *_narrow_words(rng, bus, gate, low), *drain))))
+        out.append((f"banked divisor timeout, {name}", Program((*base, *loop, *setup, *_timeout(bus, first, gate, low)))))
         # a write in the clock the transmitter takes a byte (uart16550's push-and-pop line)
         out.append((f"banked divisor collision sweep, {name}",
                     Program((*base, *loop, *setup, op("hold", 20 * DIVISOR_PERIOD),
                              sweep_passes(bus, low, DIVISOR_PERIOD)))))
     return out
+
+
+TRIGGER_HIGH = 0xCF
+"""Written beside the bank register for `_timeout`: the enables on and the top bits too (a 16550's
+FIFO control then interrupts for received data only at 14 bytes)."""
+
+TIMEOUT_FRAMES = 25
+"""Frame times the line rests with bytes waiting: a 16550 raises its character timeout after four."""
+
+
+def _timeout(bus: Iface, first: list[int], gate: int, low: int) -> list[Op]:
+    """Two bytes under a FIFO trigger level above them, then a rest: the character timeout interrupts.
+
+    With the trigger at one byte (`ENABLES_ON`) received data always interrupts first and the
+    timeout, lower in priority, never drives the interrupt line (uart16550's `int_o`).
+    """
+    frame = 10 * DIVISOR_PERIOD
+    return [
+        *(op("bus_write", bus.name, a, TRIGGER_HIGH) for a in first if a not in (gate, low)),
+        op("hold", 2 * frame),
+        op("bus_burst", bus.name, low, 2, seed=0x7),
+        op("hold", TIMEOUT_FRAMES * frame),
+        *(op("bus_burst", bus.name, a, 3, write=0) for a in bus.addresses[:8]),
+    ]
 
 
 def _parity_codes_missing(modes: list[int]) -> list[int]:

@@ -476,3 +476,11 @@ def test_a_16550_gets_parity_errors_in_every_fifo_slot_and_every_narrow_word() -
         assert sweep.body[0].num("addr") == low
         assert sweep.body[1].num("cycles") < co.FRAME_BITS * bd.DIVISOR_PERIOD
         assert sweep.body[1].num("grow") == 1
+    # Two bytes under a trigger level of 14, then a rest of more than four frames: the character timeout.
+    timeout = scenarios["banked divisor timeout, in order"]
+    check(timeout, t.scope)
+    ops = list(timeout.ops)
+    k = next(i for i, o in enumerate(ops) if o.name == "bus_burst")
+    assert [(o.num("addr"), o.num("data")) for o in ops[k - 3:k - 1]] == [(1, bd.TRIGGER_HIGH), (2, bd.TRIGGER_HIGH)]
+    assert (ops[k].num("addr"), ops[k].num("count"), ops[k].num("write")) == (0, 2, 1)
+    assert ops[k + 1].num("cycles") > 4 * 10 * bd.DIVISOR_PERIOD
