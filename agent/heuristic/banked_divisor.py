@@ -56,7 +56,8 @@ def banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Iface
     every parity code (`PARITY_SHIFT`), with the latch bit clear; frames the receiver must
     reject (`ERROR_FRAMES`) sent from outside under the first three of those words; a write
     swept a clock per pass across the transmitter's taking a byte (`collisions.sweep_passes`);
-    two bytes below the FIFO's trigger level and a rest (`_timeout`).
+    two bytes below the FIFO's trigger level and a rest (`_timeout`); a peer a little fast
+    (`_fast_peer`).
     """
     regs = list(bus.addresses[:8])
     if len(regs) < 4:
@@ -108,6 +109,7 @@ def banked_divisor(rng: random.Random, t: Target, bus: Iface, looped: list[Iface
         out.append((f"banked divisor narrow words, {name}",
                     Program((*base, *setup, *_narrow_words(rng, bus, gate, low), *drain))))
         out.append((f"banked divisor timeout, {name}", Program((*base, *loop, *setup, *_timeout(bus, first, gate, low)))))
+        out.append((f"banked divisor fast peer, {name}", Program((*base, *setup, *_fast_peer(t, bus)))))
         # a write in the clock the transmitter takes a byte (uart16550's push-and-pop line)
         out.append((f"banked divisor collision sweep, {name}",
                     Program((*base, *loop, *setup, op("hold", 20 * DIVISOR_PERIOD),
@@ -137,6 +139,26 @@ def _timeout(bus: Iface, first: list[int], gate: int, low: int) -> list[Op]:
         op("hold", TIMEOUT_FRAMES * frame),
         *(op("bus_burst", bus.name, a, 3, write=0) for a in bus.addresses[:8]),
     ]
+
+
+def _fast_peer(t: Target, bus: Iface) -> list[Op]:
+    """Frames from a peer one clock per bit fast, the next start bit swept a clock per pass past the stop bit.
+
+    A receiver samples the stop bit in its middle and stores the byte a little later: a start
+    bit that falls between the two (a peer slightly fast, within a UART's tolerance) takes the
+    path that waits for no idle line (uart16550's receiver, line 401), which frames at the
+    receiver's own period never reach.
+    """
+    ops: list[Op] = [op("hold", 20 * DIVISOR_PERIOD)]
+    for s in t.interfaces.serials:
+        ops.append(Op("repeat", (("times", DIVISOR_PERIOD + 1),), (
+            op("serial", s.name, DIVISOR_PERIOD - 1, (0x55,)),
+            op("hold", 1, grow=1),
+            op("serial", s.name, DIVISOR_PERIOD, (0xAA,)),
+            op("hold", 25 * DIVISOR_PERIOD),
+            *(op("bus_burst", bus.name, a, 2, write=0) for a in bus.addresses[:8]),
+        )))
+    return ops
 
 
 def _parity_codes_missing(modes: list[int]) -> list[int]:

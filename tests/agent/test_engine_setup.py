@@ -484,3 +484,11 @@ def test_a_16550_gets_parity_errors_in_every_fifo_slot_and_every_narrow_word() -
     assert [(o.num("addr"), o.num("data")) for o in ops[k - 3:k - 1]] == [(1, bd.TRIGGER_HIGH), (2, bd.TRIGGER_HIGH)]
     assert (ops[k].num("addr"), ops[k].num("count"), ops[k].num("write")) == (0, 2, 1)
     assert ops[k + 1].num("cycles") > 4 * 10 * bd.DIVISOR_PERIOD
+    # A peer one clock per bit fast, its next start bit a clock later each pass (not looped back).
+    fast = scenarios["banked divisor fast peer, in order"]
+    check(fast, t.scope)
+    assert "loopback" not in [o.name for o in fast.ops]
+    first_frame, gap, second_frame = fast.ops[-1].body[:3]
+    assert (first_frame.num("period"), second_frame.num("period")) == (bd.DIVISOR_PERIOD - 1, bd.DIVISOR_PERIOD)
+    assert gap.num("grow") == 1
+    assert fast.ops[-1].num("times") > bd.DIVISOR_PERIOD  # past a whole bit of offsets
