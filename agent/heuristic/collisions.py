@@ -89,8 +89,10 @@ def control_bits(bus: Iface, looped: Sequence[Iface], sides: Sequence[str], base
     the long rest's 2^23, that count never ran out in a trial, and its exit (two lines, the
     flow-control test beside them) went uncovered whenever the search did not happen on a
     random word with the bit set and then clear. The first register (the configuration, as in
-    `long_rest`) keeps the short period. The side inputs (flow control) hold high for the first
-    pass and low for the second: the exit asks whether the far end is clear to send.
+    `long_rest`) is written all ones and straight back to the short period first, while the line
+    is idle: a chain's random words leave a transmitter busy for good often enough that its copy
+    of the period's upper bits went untoggled. The side inputs (flow control) hold high for the
+    first pass and low for the second: the exit asks whether the far end is clear to send.
     """
     frame = FRAME_BITS * SWEEP_PERIOD
     regs = bus.addresses[:8]
@@ -100,6 +102,11 @@ def control_bits(bus: Iface, looped: Sequence[Iface], sides: Sequence[str], base
         *base,
         *(op("loopback", s.name) for s in looped),
         *(op("bus_write", bus.name, a, SWEEP_PERIOD) for a in regs),
+        op("hold", 2 * frame),
+        # the configuration all ones and straight back, the line idle: a transmitter that copies
+        # it only between frames (wbuart32's) takes every bit both ways
+        op("bus_write", bus.name, regs[0], mask),
+        op("bus_write", bus.name, regs[0], SWEEP_PERIOD),
         op("hold", 2 * frame),
     ]
     for level in (1, 0):

@@ -265,7 +265,8 @@ def test_a_looped_uart_sweeps_a_bus_access_across_two_frames() -> None:
     writes = [(o.num("addr"), o.num("data")) for o in bits.ops if o.name == "bus_write"]
     others = bus.addresses[1:]  # the first keeps the period
     assert writes[:4] == [(a, co.SWEEP_PERIOD) for a in bus.addresses]
-    assert writes[4:] == [(a, v) for _ in range(2) for v in (0xFFFF_FFFF, 0) for a in others]
+    assert writes[4:6] == [(bus.addresses[0], 0xFFFF_FFFF), (bus.addresses[0], co.SWEEP_PERIOD)]
+    assert writes[6:] == [(a, v) for _ in range(2) for v in (0xFFFF_FFFF, 0) for a in others]
     assert [o.args for o in bits.ops if o.name == "set"] == [(("i_cts_n", 1),), (("i_cts_n", 0),)]
     narrow = _layout(">wb_adr_i[3] >wb_dat_i[8] <wb_dat_o[8] >wb_we_i >wb_stb_i >wb_cyc_i <wb_ack_o "
                      ">srx_pad_i <stx_pad_o")
