@@ -58,3 +58,23 @@ def mode_words(rng: random.Random, bits: int, low: int) -> tuple[int, ...]:
         (sum(col[row] << j for j, col in enumerate(columns)) << (bits - 8)) | low_part
         for row in range(MODE_WORDS)
     )
+
+
+PARITY_BITS = 3
+"""Mode bits `parity_code_words` takes every code of: a parity field is often three bits
+(enable, fixed or stick, even or odd: wbuart32's setup bits 24-26), whose eight codes select
+different rules; a strength-2 covering array holds only some of them."""
+
+
+def parity_code_words(word: int, bits: int) -> tuple[int, ...]:
+    """`word` with each code of the top byte's lowest `PARITY_BITS` bits (highest code first), the other mode bits clear.
+
+    The low part (the period) is kept. None for registers of a byte or less (their mode bits
+    are not above a period).
+    """
+    if bits <= 8:
+        return ()
+    shift = bits - 8
+    low = word & ((1 << shift) - 1)
+    # highest first: wbuart32's enable is the top bit of the three, and a program holds three passes
+    return tuple(code << shift | low for code in reversed(range(1 << PARITY_BITS)))

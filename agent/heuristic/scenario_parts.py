@@ -1,14 +1,14 @@
 """Pieces several opening scenarios share (pure).
 
 The responders started first, passes packed into programs, bytes through a looped-back line,
-and the frames a receiver must reject.
+and the frames a receiver must reject (`error_pass`).
 """
 
 from __future__ import annotations
 
 import random
 
-from agent.heuristic.moves import fits, seed
+from agent.heuristic.moves import fits, seed, seeds
 from agent.program.iface import DEVICE_KINDS
 from agent.program.interfaces import Iface
 from agent.program.ops import Op, Program, op
@@ -79,3 +79,50 @@ def loopback_traffic(rng: random.Random, bus: Iface, target: int, period: int) -
         *(op("bus_burst", bus.name, a, 64, write=0) for a in regs),
         op("hold", 220 * period),
     ]
+
+
+def error_pass(rng: random.Random, t: Target, words: dict[str, int], period: int, idle: int) -> list[Op]:
+    """Frames the receiver must reject under one configuration word per bus (`words`: bus -> word).
+
+    The word goes into every register; each serial input gets the `ERROR_FRAMES`, the line
+    idling before each pair (a receiver resynchronises after an error only once the line has
+    been high for many bit times); then every register is read (the error flags, before the
+    next configuration write clears them), then written with random half-words (an error flag
+    bit written 0 keeps it, 1 clears it), the first register (often the configuration) last.
+    """
+    ifs = t.interfaces
+    ops: list[Op] = []
+    for bus in ifs.buses:
+        ops += [op("bus_write", bus.name, a, words[bus.name]) for a in bus.addresses[:8]]
+    for s in ifs.serials:
+        for parity, stop in ERROR_FRAMES:
+            ops.append(op("hold", idle))
+            ops.append(op("serial", s.name, period, (rng.randrange(256), rng.randrange(256)),
+                          parity=parity, stop=stop))
+    ops.append(op("hold", 12 * period))
+    for bus in ifs.buses:
+        regs = bus.addresses[:8]
+        ops += [op("bus_burst", bus.name, a, 2, write=0) for a in regs]
+        ops += reversed([
+            op("bus_burst", bus.name, a, 2, seed=s, bits=min(16, bus.register_bits))
+            for a, s in zip(regs, seeds(rng, len(regs)), strict=True)
+        ])
+    return ops
+
+
+PARITY_BYTE = 0x5A
+"""The byte `parity_pass` sends under both parities (any byte: one of the two parity bits is 1)."""
+
+
+def parity_pass(t: Target, bus: Iface, word: int, period: int, idle: int, byte: int) -> list[Op]:
+    """`word` into every register of `bus`, then `byte` twice under even and twice under odd parity, then every register read.
+
+    The two parities of one byte put both values in the parity bit's place: a receiver with a
+    fixed (stick) parity bit expects one value and sees both, under each value it may expect.
+    """
+    ops = [op("bus_write", bus.name, a, word) for a in bus.addresses[:8]]
+    for s in t.interfaces.serials:
+        for parity in ("even", "odd"):
+            ops += [op("hold", idle), op("serial", s.name, period, (byte, byte), parity=parity)]
+    ops.append(op("hold", 12 * period))
+    return [*ops, *(op("bus_burst", bus.name, a, 2, write=0) for a in bus.addresses[:8])]

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from agent.heuristic.banked_divisor import banked_divisor
 from agent.heuristic.collisions import collision_sweep, control_bits
-from agent.heuristic.config_words import MODE_WORDS, mode_words
+from agent.heuristic.config_words import MODE_WORDS, mode_words, parity_code_words
 from agent.heuristic.device_scenarios import with_devices
 from agent.heuristic.long_rest import long_rest, long_run
 from agent.heuristic.moves import (
@@ -30,10 +30,12 @@ from agent.heuristic.moves import (
     trim,
 )
 from agent.heuristic.scenario_parts import (
-    ERROR_FRAMES,
+    PARITY_BYTE,
     background,
+    error_pass,
     loopback_traffic,
     packed,
+    parity_pass,
 )
 from agent.heuristic.stimulus import Hints
 from agent.program.iface import DEVICE_KINDS
@@ -320,36 +322,17 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
         # error flag bit written 0 keeps it, 1 clears it), the first register (often the
         # configuration) last.
         words = {b.name: mode_words(rng, max(8, b.register_bits), period) for b in ifs.buses}
-        passes: list[list[Op]] = []
-        for mode in range(MODE_WORDS if ifs.buses else 1):  # every pair of mode bits both ways
-            ops = []
-            for bus in ifs.buses:
-                ops += [op("bus_write", bus.name, a, words[bus.name][mode]) for a in bus.addresses[:8]]
-            for s in ifs.serials:
-                for parity, stop in ERROR_FRAMES:
-                    # the line idles before each pair: a receiver resynchronises after an
-                    # error only once the line has been high for many bit times
-                    ops.append(op("hold", idle))
-                    ops.append(
-                        op(
-                            "serial",
-                            s.name,
-                            period,
-                            (rng.randrange(256), rng.randrange(256)),
-                            parity=parity,
-                            stop=stop,
-                        )
-                    )
-            ops.append(op("hold", 12 * period))
-            for bus in ifs.buses:
-                regs = bus.addresses[:8]
-                ops += [op("bus_burst", bus.name, a, 2, write=0) for a in regs]
-                ops += reversed([
-                    op("bus_burst", bus.name, a, 2, seed=s, bits=min(16, bus.register_bits))
-                    for a, s in zip(regs, seeds(rng, len(regs)), strict=True)
-                ])
-            passes.append(ops)
+        passes = [error_pass(rng, t, {b: w[mode] for b, w in words.items()}, period, idle)
+                  for mode in range(MODE_WORDS if ifs.buses else 1)]  # every pair of mode bits both ways
         out += packed(t, "serial errors", list(base), passes, 3)
+        # Every code of the three mode bits just above the period (a parity field: wbuart32's
+        # enable, fixed and value bits), each with one byte sent under both parities: a fixed
+        # parity bit is then received both ways under each fixed value.
+        for bus in ifs.buses[:1]:
+            passes = [parity_pass(t, bus, word, period, idle, PARITY_BYTE)
+                      for word in parity_code_words(words[bus.name][0], bus.register_bits)]
+            if passes:
+                out += packed(t, "serial parity codes", list(base), passes, 2)
         looped = [s for s in ifs.serials if s.partner]
         # The design's own output looped back: configure with the period, let the line idle,
         # then fill one data register with a burst (which register takes the bytes is not

@@ -199,6 +199,15 @@ def test_long_serial_scenarios_keep_whole_passes_and_read_after_each() -> None:
     assert {("even", 2), ("odd", 2)} <= sent  # whichever parity the receiver expects, one is wrong
     rests = dict(scenarios)["stimulus with rests"]
     assert [o.name for o in rests.ops].count("hold") >= 3
+    # Every code of the three mode bits above the period, highest first, each with one byte
+    # under both parities (a fixed parity bit then arrives both ways).
+    coded = [p for n, p in scenarios if n.startswith("serial parity codes")]
+    assert len(coded) == 2
+    configs = [o.num("data") >> 24 for p in coded for o in p.ops if o.name == "bus_write" and o.num("addr") == 0]
+    assert configs == [7, 6, 5, 4, 3, 2]  # three passes a program, two programs: the lowest codes left out
+    frames = [(o.get("data"), o.word("parity")) for o in coded[0].ops if o.name == "serial"][:2]
+    assert frames[0][0] == frames[1][0]
+    assert [f[1] for f in frames] == ["even", "odd"]
 
 
 def test_a_serial_design_closes_with_a_power_of_two_and_a_long_rest() -> None:
