@@ -382,7 +382,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
                 )
             # A FIFO's two ends in one clock, swept a clock per pass; byte registers on a
             # 16550's bus take their period through a banked divisor, which this does not set.
-            if bus.register_bits > 8:
+            if bus.register_bits > 8 and bus.addresses:
                 sweep = collision_sweep(bus, looped, base)
                 if fits(t, sweep):
                     out.append(("collision sweep", sweep))
