@@ -456,3 +456,12 @@ def test_a_decoded_memory_starts_with_the_prologue_in_both_renderings(options: S
     assert cocotb.status is Status.OK, cocotb.detail + cocotb.log_tail[-2000:]
     assert toggle_counts(cocotb) == toggle_counts(sv)
     assert toggle_counts(sv) != toggle_counts(plain)  # the first fetches differ from the random words'
+
+
+@pytest.mark.simulator_required
+def test_a_growing_hold_runs_as_long_in_both_renderings(options: SimOptions) -> None:
+    # A CPU fetching from its memory toggles on every clock it runs: three passes of 10, 17 and
+    # 24 clocks toggle alike in the SV loop and the cocotb loop, and more than three of 10.
+    grown = matched_toggles("tiny_cpu", "reset\nrespond mem seed=5\nrepeat 3 {\n  hold 10 grow=7\n}\n", options)
+    flat = matched_toggles("tiny_cpu", "reset\nrespond mem seed=5\nrepeat 3 {\n  hold 10\n}\n", options)
+    assert sum(grown.values()) > sum(flat.values())
