@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from agent.heuristic.collisions import sweep_passes
+from agent.heuristic.collisions import FRAME_BITS, sweep_passes
 from agent.heuristic.config_words import mode_words
 from agent.heuristic.moves import seed
 from agent.heuristic.scenario_parts import (
@@ -131,7 +131,7 @@ def _timeout(bus: Iface, first: list[int], gate: int, low: int) -> list[Op]:
     With the trigger at one byte (`ENABLES_ON`) received data always interrupts first and the
     timeout, lower in priority, never drives the interrupt line (uart16550's `int_o`).
     """
-    frame = 10 * DIVISOR_PERIOD
+    frame = FRAME_BITS * DIVISOR_PERIOD
     return [
         *(op("bus_write", bus.name, a, TRIGGER_HIGH) for a in first if a not in (gate, low)),
         op("hold", 2 * frame),

@@ -114,8 +114,8 @@ PARITY_BYTE = 0x5A
 """The byte `parity_pass` sends under both parities (any byte: one of the two parity bits is 1)."""
 
 
-def parity_pass(t: Target, bus: Iface, word: int, period: int, idle: int, byte: int) -> list[Op]:
-    """`word` into every register of `bus`, then `byte` twice under even and twice under odd parity, then every register read.
+def parity_pass(t: Target, bus: Iface, word: int, period: int, idle: int) -> list[Op]:
+    """`word` into every register of `bus`, then `PARITY_BYTE` twice under even and twice under odd parity, then every register read.
 
     The two parities of one byte put both values in the parity bit's place: a receiver with a
     fixed (stick) parity bit expects one value and sees both, under each value it may expect.
@@ -123,6 +123,6 @@ def parity_pass(t: Target, bus: Iface, word: int, period: int, idle: int, byte: 
     ops = [op("bus_write", bus.name, a, word) for a in bus.addresses[:8]]
     for s in t.interfaces.serials:
         for parity in ("even", "odd"):
-            ops += [op("hold", idle), op("serial", s.name, period, (byte, byte), parity=parity)]
+            ops += [op("hold", idle), op("serial", s.name, period, (PARITY_BYTE,) * 2, parity=parity)]
     ops.append(op("hold", 12 * period))
     return [*ops, *(op("bus_burst", bus.name, a, 2, write=0) for a in bus.addresses[:8])]

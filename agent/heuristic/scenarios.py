@@ -30,7 +30,6 @@ from agent.heuristic.moves import (
     trim,
 )
 from agent.heuristic.scenario_parts import (
-    PARITY_BYTE,
     background,
     error_pass,
     loopback_traffic,
@@ -329,7 +328,7 @@ def scenarios(rng: random.Random, t: Target, h: Hints) -> list[tuple[str, Progra
         # enable, fixed and value bits), each with one byte sent under both parities: a fixed
         # parity bit is then received both ways under each fixed value.
         for bus in ifs.buses[:1]:
-            passes = [parity_pass(t, bus, word, period, idle, PARITY_BYTE)
+            passes = [parity_pass(t, bus, word, period, idle)
                       for word in parity_code_words(words[bus.name][0], bus.register_bits)]
             if passes:
                 out += packed(t, "serial parity codes", list(base), passes, 2)
